@@ -1,0 +1,51 @@
+"""flowjit: TensorFlow 2's `tf.function` stack rebuilt in Python on real compiler parts.
+
+`import flowjit as tf` runs ordinary TF2 eager code; see README.md.
+"""
+from __future__ import annotations
+
+import sys as _sys
+import types as _types
+
+from .ir import dtypes as _dtypes
+from .ir import errors
+from .ir.dtypes import (DType, as_dtype, bfloat16, bool_ as bool, double, float16,  # noqa: A004
+                        float32, float64, half, int8, int16, int32, int64, uint8)
+from .ir.shapes import TensorShape
+from .frontend.tensor import Tensor
+from .frontend.dispatch import convert_to_tensor
+from .frontend.variables import Variable
+from .frontend.specs import TensorSpec
+from .frontend import operators as _operators
+from .frontend import ops as _ops
+
+_operators.install(Tensor)
+_operators.install(Variable)
+
+__version__ = "0.1.0"
+
+
+def _namespace(name: str, doc: str) -> _types.ModuleType:
+    mod = _types.ModuleType(f"{__name__}.{name}", doc)
+    _sys.modules[mod.__name__] = mod
+    return mod
+
+
+math = _namespace("math", "TF's `tf.math`.")
+nn = _namespace("nn", "TF's `tf.nn`.")
+linalg = _namespace("linalg", "TF's `tf.linalg`.")
+random = _namespace("random", "TF's `tf.random`.")
+dtypes = _namespace("dtypes", "TF's `tf.dtypes`.")
+for _n in ("DType", "as_dtype", "bfloat16", "double", "float16", "float32", "float64",
+           "half", "int8", "int16", "int32", "int64", "uint8"):
+    setattr(dtypes, _n, getattr(_dtypes, _n))
+dtypes.bool = _dtypes.bool_
+dtypes.cast = None  # filled below
+
+_NAMESPACES = {"": _sys.modules[__name__], "math": math, "nn": nn, "linalg": linalg,
+               "random": random, "dtypes": dtypes}
+for _fam in _ops.FAMILIES:
+    for _ns, _names in _fam.EXPORTS.items():
+        for _n in _names:
+            setattr(_NAMESPACES[_ns], _n, getattr(_fam, _n))
+dtypes.cast = _ops.math.cast

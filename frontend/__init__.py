@@ -1,0 +1,1 @@
+"""What user code touches: tensors, the op API, variables, tracing and AutoGraph."""

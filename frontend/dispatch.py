@@ -1,0 +1,204 @@
+"""From an API call to a result: input conversion with TF's type rules, and op dispatch.
+
+Eager dispatch runs the op's registry inference (the same function the tracer runs; results
+are cached per input types and attributes, so a steady eager loop pays one dict lookup), then
+the NumPy kernel, then wraps the result. While tracing, `graph_hook` records the op instead.
+"""
+from __future__ import annotations
+
+import numbers
+import os
+
+import numpy as np
+
+from ..ir import dtypes as D
+from ..ir import errors
+from ..ir.registry import OPS, TT, InferenceError, OpDef, infer_types
+from ..ir.shapes import format_shape
+from ..runtime.kernels import KERNELS
+from .tensor import Tensor
+
+# Set by the tracer: called as graph_hook(opdef, inputs, attrs) when a graph is being built.
+graph_hook = None
+
+# Tests set FLOWJIT_CHECK_KERNELS=1: every eager result is checked against its inferred type.
+CHECK_KERNELS = os.environ.get("FLOWJIT_CHECK_KERNELS") == "1"
+
+_INFER_CACHE: dict = {}
+_INFER_CACHE_MAX = 1 << 16
+
+
+# --- conversion ---------------------------------------------------------------------------
+def _is_tensor_like(v) -> bool:
+    return isinstance(v, Tensor) or hasattr(v, "_as_tensor")
+
+
+def _nested_has_tensor(v) -> bool:
+    if isinstance(v, (list, tuple)):
+        return any(_nested_has_tensor(x) for x in v)
+    return _is_tensor_like(v)
+
+
+def _default_dtype(value) -> D.DType:
+    """TF's dtype for a Python value: bool, int32 (int64 if out of range), float32."""
+    flat = np.asarray(value, dtype=object).ravel() if isinstance(value, (list, tuple)) \
+        else [value]
+    kind = "b"
+    for x in flat:
+        if isinstance(x, (bool, np.bool_)):
+            continue
+        if isinstance(x, numbers.Integral):
+            if kind == "b":
+                kind = "i"
+        elif isinstance(x, numbers.Real):
+            kind = "f"
+        else:
+            raise TypeError(f"Cannot convert {value!r} to a Tensor: element {x!r} of type "
+                            f"{type(x).__name__} is not a number")
+    if kind == "b":
+        return D.bool_ if len(flat) else D.float32
+    if kind == "f":
+        return D.float32
+    ints = [int(x) for x in flat]
+    if ints and (max(ints) > 2**31 - 1 or min(ints) < -2**31):
+        return D.int64
+    return D.int32
+
+
+def _to_array(value, dt: D.DType, strict: bool):
+    """Convert a Python/NumPy value to an array of `dt`. `strict` refuses lossy Python
+    float->int and out-of-range conversions, as TF does for `convert_to_tensor`."""
+    if isinstance(value, (np.ndarray, np.generic)):
+        return np.array(value, dtype=dt.np)
+    try:
+        arr = np.array(value, dtype=dt.np)
+    except (OverflowError, ValueError, TypeError) as e:
+        raise TypeError(f"Cannot convert {value!r} to EagerTensor of dtype {dt.name}: "
+                        f"{e}") from None
+    if strict and dt.kind != "f":
+        ref = np.asarray(value, dtype=object if dt.kind == "b" else np.float64)
+        if ref.shape != arr.shape or np.any(ref != arr):
+            raise TypeError(f"Cannot convert {value!r} to EagerTensor of dtype {dt.name}")
+    return arr
+
+
+def convert_to_tensor(value, dtype=None, dtype_hint=None, name=None):
+    """TF's `convert_to_tensor`: Tensors pass through (a requested dtype must match); Python
+    values take `dtype`, else `dtype_hint` when representable, else TF's defaults; NumPy values
+    keep their dtype unless one is requested."""
+    if isinstance(value, Tensor):
+        if dtype is not None and D.as_dtype(dtype) is not value._dtype:
+            raise ValueError(f"Tensor conversion requested dtype {D.as_dtype(dtype).name} for "
+                             f"Tensor with dtype {value._dtype.name}: {value!r}")
+        return value
+    conv = getattr(value, "_as_tensor", None)
+    if conv is not None:  # Variables and symbolic tensors
+        return convert_to_tensor(conv(), dtype=dtype)
+    if isinstance(value, (list, tuple)) and _nested_has_tensor(value):
+        from .ops.array import stack  # a list holding tensors packs them, as TF does
+        return stack([convert_to_tensor(v, dtype=dtype, dtype_hint=dtype_hint) for v in value])
+    if dtype is not None:
+        dt = D.as_dtype(dtype)
+        return Tensor._wrap(_to_array(value, dt, strict=not isinstance(
+            value, (np.ndarray, np.generic))), dt)
+    if isinstance(value, (np.ndarray, np.generic)):
+        dt = D.from_numpy(value.dtype)
+        return Tensor._wrap(np.array(value), dt)
+    if dtype_hint is not None:
+        try:
+            dt = D.as_dtype(dtype_hint)
+            return Tensor._wrap(_to_array(value, dt, strict=True), dt)
+        except TypeError:
+            pass
+    if value is None:
+        raise ValueError("Attempt to convert a value (None) with an unsupported type "
+                         "(<class 'NoneType'>) to a Tensor.")
+    dt = _default_dtype(value)
+    return Tensor._wrap(_to_array(value, dt, strict=False), dt)
+
+
+def convert_pair(x, y):
+    """Operands of a binary op: a non-tensor takes the tensor operand's dtype (TF's rule);
+    between two non-tensors the first decides."""
+    if isinstance(x, Tensor) and isinstance(y, Tensor):
+        return x, y
+    if not _is_tensor_like(x) and _is_tensor_like(y):
+        y = convert_to_tensor(y)
+        return _operand(x, y._dtype), y
+    x = convert_to_tensor(x)
+    return x, _operand(y, x._dtype)
+
+
+def _operand(v, dt):
+    if _is_tensor_like(v):
+        return convert_to_tensor(v)
+    return convert_to_tensor(v, dtype=dt)
+
+
+# --- dispatch -----------------------------------------------------------------------------
+def apply(opname: str, inputs, attrs: dict | None = None):
+    """Run (or, while tracing, record) the op `opname` on Tensors `inputs`."""
+    opdef = OPS[opname]
+    attrs = attrs or {}
+    if graph_hook is not None:
+        return graph_hook(opdef, inputs, attrs)
+    return execute(opdef, inputs, attrs)
+
+
+def execute(opdef: OpDef, inputs, attrs: dict):
+    key = (opdef.name, *[(t._dtype, t._value.shape) for t in inputs], *attrs.values())
+    try:
+        out_types = _INFER_CACHE[key]
+    except KeyError:
+        out_types = infer_or_raise(opdef, [TT(t._dtype, tuple(t._value.shape)) for t in inputs],
+                                   attrs)
+        if len(_INFER_CACHE) > _INFER_CACHE_MAX:
+            _INFER_CACHE.clear()
+        _INFER_CACHE[key] = out_types
+    except TypeError:  # an unhashable attribute value: infer without caching
+        out_types = infer_or_raise(opdef, [TT(t._dtype, tuple(t._value.shape)) for t in inputs],
+                                   attrs)
+    try:
+        res = KERNELS[opdef.name](*[t._value for t in inputs], **attrs)
+    except errors.OpError as e:
+        raise type(e)(None, opdef.name, f"{opdef.name}: {e.message} "
+                      f"[{errors.user_frame()}]") from None
+    if len(out_types) == 1:
+        if CHECK_KERNELS:
+            _check_result(opdef, res, out_types[0])
+        return Tensor._wrap(res, out_types[0].dtype)
+    if CHECK_KERNELS:
+        for r, t in zip(res, out_types):
+            _check_result(opdef, r, t)
+    return tuple(Tensor._wrap(r, t.dtype) for r, t in zip(res, out_types))
+
+
+def infer_or_raise(opdef: OpDef, types, attrs: dict):
+    """Run inference; turn an InferenceError into the op's TF error naming op, types and the
+    user's source line."""
+    if not opdef.arity_ok(len(types)):
+        raise TypeError(f"{opdef.name}: expected {len(opdef.inputs)} inputs "
+                        f"({', '.join(opdef.inputs)}), got {len(types)}")
+    try:
+        return infer_types(opdef, types, attrs)
+    except InferenceError as e:
+        raise e.error_class(None, opdef.name, describe_failure(opdef, types, attrs, str(e))) \
+            from None
+
+
+def describe_failure(opdef: OpDef, types, attrs: dict, why: str) -> str:
+    names = list(opdef.inputs)
+    if opdef.variadic:
+        names = names[:-1] + [f"{names[-1][:-1]}[{i}]" for i in range(len(types) - len(names) + 1)]
+    ins = ", ".join(f"{n}: {t.dtype.name}{format_shape(t.shape)}" for n, t in zip(names, types))
+    shown = {k: v for k, v in attrs.items() if not isinstance(v, np.ndarray)}
+    at = f" {shown}" if shown else ""
+    return f"{opdef.name}({ins}){at}: {why} [at {errors.user_frame()}]"
+
+
+def _check_result(opdef, value, tt: TT):
+    shape = tuple(np.shape(value))
+    dt = getattr(value, "dtype", None)
+    if dt != tt.dtype.np or (tt.shape is not None and shape != tt.shape):
+        raise AssertionError(f"kernel for '{opdef.name}' returned {dt}{list(shape)}, inference "
+                             f"said {tt}")

@@ -1,0 +1,179 @@
+"""TF-named elementwise math API (`tf.add`, `tf.math.sqrt`, ...)."""
+from __future__ import annotations
+
+from ...ir import dtypes as D
+from ..dispatch import apply, convert_pair, convert_to_tensor
+
+
+def _unary(opname, doc):
+    def fn(x, name=None):
+        return apply(opname, (convert_to_tensor(x),))
+    fn.__doc__ = doc
+    return fn
+
+
+def _binary(opname, doc):
+    def fn(x, y, name=None):
+        return apply(opname, convert_pair(x, y))
+    fn.__doc__ = doc
+    return fn
+
+
+negative = _unary("neg", "-x elementwise.")
+abs = _unary("abs", "|x| elementwise.")  # noqa: A001  (TF's name)
+sign = _unary("sign", "-1, 0 or 1 elementwise.")
+square = _unary("square", "x*x elementwise.")
+sqrt = _unary("sqrt", "Square root elementwise.")
+rsqrt = _unary("rsqrt", "1/sqrt(x) elementwise.")
+exp = _unary("exp", "e**x elementwise.")
+expm1 = _unary("expm1", "e**x - 1 elementwise, exact near 0.")
+log = _unary("log", "Natural logarithm elementwise.")
+log1p = _unary("log1p", "log(1 + x) elementwise, exact near 0.")
+sin = _unary("sin", "Sine elementwise.")
+cos = _unary("cos", "Cosine elementwise.")
+tan = _unary("tan", "Tangent elementwise.")
+tanh = _unary("tanh", "Hyperbolic tangent elementwise.")
+sigmoid = _unary("sigmoid", "1 / (1 + exp(-x)) elementwise.")
+erf = _unary("erf", "The Gauss error function elementwise.")
+softplus = _unary("softplus", "log(exp(x) + 1) elementwise.")
+reciprocal = _unary("reciprocal", "1/x elementwise.")
+round = _unary("round", "Round half to even elementwise.")  # noqa: A001
+floor = _unary("floor", "Largest integer not greater than x.")
+ceil = _unary("ceil", "Smallest integer not less than x.")
+logical_not = _unary("logical_not", "Boolean NOT elementwise.")
+is_nan = _unary("is_nan", "True where x is NaN.")
+is_finite = _unary("is_finite", "True where x is neither NaN nor infinite.")
+neg = negative
+
+add = _binary("add", "x + y with broadcasting.")
+subtract = _binary("sub", "x - y with broadcasting.")
+multiply = _binary("mul", "x * y with broadcasting.")
+divide_no_promote = _binary("div", "x / y: truncating for integers (TF's `Div`).")
+floordiv = _binary("floordiv", "floor(x / y) with broadcasting.")
+floormod = _binary("floormod", "x - floor(x / y) * y (sign of y).")
+mod = floormod
+maximum = _binary("maximum", "max(x, y) elementwise.")
+minimum = _binary("minimum", "min(x, y) elementwise.")
+equal = _binary("equal", "x == y elementwise.")
+not_equal = _binary("not_equal", "x != y elementwise.")
+less = _binary("less", "x < y elementwise.")
+less_equal = _binary("less_equal", "x <= y elementwise.")
+greater = _binary("greater", "x > y elementwise.")
+greater_equal = _binary("greater_equal", "x >= y elementwise.")
+logical_and = _binary("logical_and", "Boolean AND elementwise.")
+logical_or = _binary("logical_or", "Boolean OR elementwise.")
+
+
+def pow(x, y, name=None):  # noqa: A001
+    """x ** y elementwise."""
+    return apply("pow", convert_pair(x, y))
+
+
+def logical_xor(x, y, name=None):
+    """Boolean XOR: (x or y) and not (x and y), as TF composes it."""
+    return logical_and(logical_or(x, y), logical_not(logical_and(x, y)))
+
+
+_TRUEDIV_TARGET = {D.int8: D.float32, D.int16: D.float32, D.uint8: D.float32,
+                   D.int32: D.float64, D.int64: D.float64}
+
+
+def truediv(x, y, name=None):
+    """x / y; integers are first cast to float (int8/16 -> float32, int32/64 -> float64)."""
+    x, y = convert_pair(x, y)
+    target = _TRUEDIV_TARGET.get(x.dtype)
+    if target is not None and x.dtype == y.dtype:
+        x, y = cast(x, target), cast(y, target)
+    return apply("div", (x, y))
+
+
+divide = truediv
+
+
+def cast(x, dtype, name=None):
+    """Convert to `dtype`. Float -> int truncates toward zero; to bool is `x != 0`."""
+    x = convert_to_tensor(x)
+    dt = D.as_dtype(dtype)
+    if x.dtype is dt:
+        return x
+    return apply("cast", (x,), {"dtype": dt})
+
+
+def saturate_cast(value, dtype, name=None):
+    """Cast that clamps to the target's range first."""
+    value = convert_to_tensor(value)
+    dt = D.as_dtype(dtype)
+    if value.dtype.is_floating and dt.is_integer:
+        value = clip_by_value(value, float(dt.min), float(dt.max))
+    return cast(value, dt)
+
+
+def add_n(inputs, name=None):
+    """Sum a list of same-shaped tensors."""
+    ts = [convert_to_tensor(t) for t in inputs]
+    if ts and any(not isinstance(t, type(ts[0])) for t in ts):
+        ts = [convert_to_tensor(t, dtype=ts[0].dtype) for t in ts]
+    return apply("add_n", tuple(ts))
+
+
+def where(condition, x=None, y=None, name=None):
+    """With x and y: elements of x where condition, else y (broadcasting). Alone: the
+    coordinates of true elements, int64 `[num_true, rank]`."""
+    condition = convert_to_tensor(condition)
+    if x is None and y is None:
+        return apply("where_indices", (condition,))
+    if x is None or y is None:
+        raise ValueError("where: x and y must both be given, or neither")
+    x, y = convert_pair(x, y)
+    return apply("select", (condition, x, y))
+
+
+def clip_by_value(t, clip_value_min, clip_value_max, name=None):
+    """Clamp `t` to [min, max]; the bounds broadcast to `t`'s shape."""
+    t, lo = convert_pair(t, clip_value_min)
+    _, hi = convert_pair(t, clip_value_max)
+    return apply("clip_by_value", (t, lo, hi))
+
+
+def scalar_mul(scalar, x, name=None):
+    return multiply(scalar, x)
+
+
+def squared_difference(x, y, name=None):
+    return square(subtract(x, y))
+
+
+_ELEMENTWISE = [
+    "add", "subtract", "multiply", "divide", "truediv", "floordiv", "floormod", "mod", "pow",
+    "negative", "abs", "sign", "square", "sqrt", "rsqrt", "exp", "expm1", "log", "log1p",
+    "sin", "cos", "tan", "tanh", "sigmoid", "erf", "softplus", "maximum", "minimum",
+    "reciprocal", "round", "floor", "ceil", "equal", "not_equal", "less", "less_equal",
+    "greater", "greater_equal", "logical_and", "logical_or", "logical_not", "logical_xor",
+    "where", "add_n", "clip_by_value", "is_nan", "is_finite", "cast", "saturate_cast",
+    "scalar_mul", "squared_difference",
+]
+EXPORTS = {
+    "": ["add", "subtract", "multiply", "divide", "truediv", "floordiv", "floormod", "pow",
+         "negative", "abs", "sign", "square", "sqrt", "exp", "maximum", "minimum", "round",
+         "equal", "not_equal", "less", "less_equal", "greater", "greater_equal",
+         "logical_and", "logical_or", "logical_not", "where", "add_n", "clip_by_value",
+         "cast", "saturate_cast", "sin", "cos", "tanh", "sigmoid"],
+    "math": _ELEMENTWISE,
+    "nn": ["sigmoid", "softplus", "tanh"],
+}
+API_FOR_OP = {
+    "neg": "math.negative", "abs": "math.abs", "sign": "math.sign", "square": "math.square",
+    "sqrt": "math.sqrt", "rsqrt": "math.rsqrt", "exp": "math.exp", "expm1": "math.expm1",
+    "log": "math.log", "log1p": "math.log1p", "sin": "math.sin", "cos": "math.cos",
+    "tan": "math.tan", "tanh": "math.tanh", "sigmoid": "math.sigmoid", "erf": "math.erf",
+    "softplus": "math.softplus", "reciprocal": "math.reciprocal", "round": "math.round",
+    "floor": "math.floor", "ceil": "math.ceil", "logical_not": "math.logical_not",
+    "is_nan": "math.is_nan", "is_finite": "math.is_finite", "add": "math.add",
+    "sub": "math.subtract", "mul": "math.multiply", "div": "math.divide",
+    "floordiv": "math.floordiv", "floormod": "math.floormod", "pow": "math.pow",
+    "maximum": "math.maximum", "minimum": "math.minimum", "logical_and": "math.logical_and",
+    "logical_or": "math.logical_or", "equal": "math.equal", "not_equal": "math.not_equal",
+    "less": "math.less", "less_equal": "math.less_equal", "greater": "math.greater",
+    "greater_equal": "math.greater_equal", "select": "where", "add_n": "math.add_n",
+    "cast": "cast", "clip_by_value": "clip_by_value",
+}

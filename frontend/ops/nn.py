@@ -1,0 +1,5 @@
+"""TF-named API: nn family."""
+from __future__ import annotations
+
+EXPORTS: dict = {}
+API_FOR_OP: dict = {}

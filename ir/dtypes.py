@@ -1,0 +1,146 @@
+"""Element types: TF's `DType` objects, keyed both ways to NumPy dtypes.
+
+A DType is interned (one object per type), so dispatch compares with `is` and hashes fast.
+bfloat16 comes from ml_dtypes, the same NumPy extension type jax uses, so arrays move
+between NumPy kernels and XLA buffers without conversion.
+"""
+from __future__ import annotations
+
+import ml_dtypes
+import numpy as np
+
+
+class DType:
+    """One element type. Compare with `==`; `as_numpy_dtype` is the NumPy scalar type."""
+
+    __slots__ = ("name", "np", "kind", "size", "mlir")
+
+    def __init__(self, name: str, np_dtype, kind: str, mlir: str):
+        self.name = name
+        self.np = np.dtype(np_dtype)
+        self.kind = kind  # "f" floating, "i" signed, "u" unsigned, "b" bool
+        self.size = self.np.itemsize
+        self.mlir = mlir  # element type spelling in MLIR / StableHLO
+
+    @property
+    def as_numpy_dtype(self):
+        return self.np.type
+
+    @property
+    def base_dtype(self) -> "DType":
+        return self
+
+    @property
+    def is_floating(self) -> bool:
+        return self.kind == "f"
+
+    @property
+    def is_integer(self) -> bool:
+        return self.kind in "iu"
+
+    @property
+    def is_unsigned(self) -> bool:
+        return self.kind == "u"
+
+    @property
+    def is_bool(self) -> bool:
+        return self.kind == "b"
+
+    @property
+    def is_complex(self) -> bool:
+        return False
+
+    @property
+    def is_numeric(self) -> bool:
+        return self.kind != "b"
+
+    @property
+    def min(self):
+        return ml_dtypes.finfo(self.np).min if self.kind == "f" else (
+            False if self.kind == "b" else np.iinfo(self.np).min)
+
+    @property
+    def max(self):
+        return ml_dtypes.finfo(self.np).max if self.kind == "f" else (
+            True if self.kind == "b" else np.iinfo(self.np).max)
+
+    def is_compatible_with(self, other) -> bool:
+        return as_dtype(other) is self
+
+    def __repr__(self):
+        return f"tf.{self.name}"
+
+    def __str__(self):
+        return f"<dtype: '{self.name}'>"
+
+    def __eq__(self, other):
+        if other is self:
+            return True
+        if other is None:
+            return False
+        try:
+            return as_dtype(other) is self
+        except TypeError:
+            return False
+
+    def __ne__(self, other):
+        return not self.__eq__(other)
+
+    def __hash__(self):
+        return hash(self.name)
+
+    def __reduce__(self):
+        return as_dtype, (self.name,)
+
+
+float16 = DType("float16", np.float16, "f", "f16")
+bfloat16 = DType("bfloat16", ml_dtypes.bfloat16, "f", "bf16")
+float32 = DType("float32", np.float32, "f", "f32")
+float64 = DType("float64", np.float64, "f", "f64")
+int8 = DType("int8", np.int8, "i", "i8")
+int16 = DType("int16", np.int16, "i", "i16")
+int32 = DType("int32", np.int32, "i", "i32")
+int64 = DType("int64", np.int64, "i", "i64")
+uint8 = DType("uint8", np.uint8, "u", "ui8")
+bool_ = DType("bool", np.bool_, "b", "i1")
+half = float16
+double = float64
+
+ALL = (float16, bfloat16, float32, float64, int8, int16, int32, int64, uint8, bool_)
+FLOATS = (float16, bfloat16, float32, float64)
+INTS = (int8, int16, int32, int64, uint8)
+NUMERIC = FLOATS + INTS
+
+_BY_NAME = {d.name: d for d in ALL}
+_BY_NAME.update(half=float16, double=float64, bool_=bool_)
+_BY_NP = {d.np: d for d in ALL}
+_BY_PY = {float: float32, int: int32, bool: bool_}
+
+
+def from_numpy(np_dtype) -> DType:
+    """The DType of a NumPy dtype; raises TypeError for types flowjit does not carry."""
+    d = _BY_NP.get(np_dtype)
+    if d is None:
+        d = _BY_NP.get(np.dtype(np_dtype))
+        if d is None:
+            raise TypeError(f"Cannot convert NumPy dtype {np.dtype(np_dtype)} to a flowjit "
+                            f"DType; supported: {', '.join(x.name for x in ALL)}")
+    return d
+
+
+def as_dtype(value) -> DType:
+    """TF's `as_dtype`: accepts a DType, a name, a NumPy dtype or scalar type, or a Python type."""
+    if isinstance(value, DType):
+        return value
+    if isinstance(value, str):
+        d = _BY_NAME.get(value)
+        if d is None:
+            raise TypeError(f"Cannot convert '{value}' to a DType; known names: "
+                            f"{', '.join(sorted(_BY_NAME))}")
+        return d
+    if value in _BY_PY:
+        return _BY_PY[value]
+    try:
+        return from_numpy(np.dtype(value))
+    except (TypeError, ValueError):
+        raise TypeError(f"Cannot convert {value!r} to a DType") from None

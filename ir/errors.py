@@ -1,0 +1,77 @@
+"""TF's exception classes (`tf.errors`). They live in `ir` so every layer can raise them.
+
+`OpError(node_def, op, message)` keeps TF's constructor. `user_frame()` finds the first stack
+frame outside flowjit, so every error can name the user's source line.
+"""
+from __future__ import annotations
+
+import os
+import sys
+
+OK, CANCELLED, UNKNOWN, INVALID_ARGUMENT, DEADLINE_EXCEEDED, NOT_FOUND, ALREADY_EXISTS, \
+    PERMISSION_DENIED, RESOURCE_EXHAUSTED, FAILED_PRECONDITION, ABORTED, OUT_OF_RANGE, \
+    UNIMPLEMENTED, INTERNAL, UNAVAILABLE, DATA_LOSS, UNAUTHENTICATED = range(17)
+
+
+class OpError(Exception):
+    """The base of errors raised while running (or tracing) an op."""
+
+    error_code = UNKNOWN
+
+    def __init__(self, node_def, op, message, *args):
+        super().__init__(message)
+        self.node_def = node_def
+        self.op = op
+        self.message = message
+
+    def __str__(self):
+        return self.message
+
+
+def _error(name, code, base=OpError):
+    cls = type(name, (base,), {"error_code": code, "__doc__": f"TF's `errors.{name}`."})
+
+    def __init__(self, node_def=None, op=None, message="", *args):
+        OpError.__init__(self, node_def, op, message, *args)
+
+    cls.__init__ = __init__
+    return cls
+
+
+CancelledError = _error("CancelledError", CANCELLED)
+UnknownError = _error("UnknownError", UNKNOWN)
+InvalidArgumentError = _error("InvalidArgumentError", INVALID_ARGUMENT)
+DeadlineExceededError = _error("DeadlineExceededError", DEADLINE_EXCEEDED)
+NotFoundError = _error("NotFoundError", NOT_FOUND)
+AlreadyExistsError = _error("AlreadyExistsError", ALREADY_EXISTS)
+PermissionDeniedError = _error("PermissionDeniedError", PERMISSION_DENIED)
+ResourceExhaustedError = _error("ResourceExhaustedError", RESOURCE_EXHAUSTED)
+FailedPreconditionError = _error("FailedPreconditionError", FAILED_PRECONDITION)
+AbortedError = _error("AbortedError", ABORTED)
+OutOfRangeError = _error("OutOfRangeError", OUT_OF_RANGE)
+UnimplementedError = _error("UnimplementedError", UNIMPLEMENTED)
+InternalError = _error("InternalError", INTERNAL)
+UnavailableError = _error("UnavailableError", UNAVAILABLE)
+DataLossError = _error("DataLossError", DATA_LOSS)
+UnauthenticatedError = _error("UnauthenticatedError", UNAUTHENTICATED)
+
+
+class OperatorNotAllowedInGraphError(TypeError):
+    """Raised when Python needs a concrete value of a symbolic tensor (`bool`, iteration)."""
+
+
+_PKG_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def user_frame() -> str:
+    """`file:line (function)` of the innermost frame outside the flowjit package."""
+    f = sys._getframe(1)
+    while f is not None:
+        fn = f.f_code.co_filename
+        if not fn.startswith(_PKG_DIR) or fn.startswith(os.path.join(_PKG_DIR, "tests")) \
+                or fn.startswith(os.path.join(_PKG_DIR, "examples")) \
+                or fn.startswith(os.path.join(_PKG_DIR, "bench")):
+            if not fn.startswith("<frozen"):
+                return f"{fn}:{f.f_lineno} ({f.f_code.co_name})"
+        f = f.f_back
+    return "<unknown>"

@@ -1,0 +1,2 @@
+"""Op declarations: array family."""
+from __future__ import annotations

@@ -1,0 +1,2 @@
+"""Op declarations: linalg family."""
+from __future__ import annotations

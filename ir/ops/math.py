@@ -1,0 +1,108 @@
+"""Elementwise math: unary, binary (broadcasting, no promotion), comparisons, logic, select,
+add_n and cast. Tables keep one line per op; the op name is the `df` op name."""
+from __future__ import annotations
+
+from .. import dtypes as D
+from ..infer import (ALL, FLOATS, NUMERIC, SIGNED_NUMERIC, TT, binary, broadcast,
+                     broadcast_all, check_dtype, compare, same_dtype, unary)
+from ..registry import InferenceError, op
+
+BOOL = (D.bool_,)
+
+# name -> allowed dtypes; result has the input's type.
+UNARY = {
+    "neg": SIGNED_NUMERIC, "abs": SIGNED_NUMERIC, "sign": SIGNED_NUMERIC,
+    "square": NUMERIC, "sqrt": FLOATS, "rsqrt": FLOATS, "exp": FLOATS, "expm1": FLOATS,
+    "log": FLOATS, "log1p": FLOATS, "sin": FLOATS, "cos": FLOATS, "tan": FLOATS,
+    "tanh": FLOATS, "sigmoid": FLOATS, "erf": FLOATS, "softplus": FLOATS,
+    "reciprocal": FLOATS, "round": NUMERIC, "floor": FLOATS, "ceil": FLOATS,
+    "logical_not": BOOL,
+}
+# Differentiable unless listed here (piecewise-constant or boolean results).
+NOT_DIFFERENTIABLE = {"sign", "round", "floor", "ceil", "logical_not", "is_nan", "is_finite",
+                      "equal", "not_equal", "less", "less_equal", "greater", "greater_equal",
+                      "logical_and", "logical_or", "floordiv", "floormod"}
+
+BINARY = {
+    "add": NUMERIC, "sub": NUMERIC, "mul": NUMERIC, "div": NUMERIC, "floordiv": NUMERIC,
+    "floormod": NUMERIC, "pow": SIGNED_NUMERIC, "maximum": NUMERIC, "minimum": NUMERIC,
+    "logical_and": BOOL, "logical_or": BOOL,
+}
+COMPARE = {
+    "equal": ALL, "not_equal": ALL, "less": NUMERIC, "less_equal": NUMERIC,
+    "greater": NUMERIC, "greater_equal": NUMERIC,
+}
+
+
+def _declare_unary(name, allowed):
+    op(name, ("x",), differentiable=name not in NOT_DIFFERENTIABLE)(
+        lambda types, attrs: unary(types, allowed))
+
+
+def _declare_binary(name, allowed):
+    op(name, ("x", "y"), differentiable=name not in NOT_DIFFERENTIABLE)(
+        lambda types, attrs: binary(types, allowed))
+
+
+def _declare_compare(name, allowed):
+    op(name, ("x", "y"), differentiable=False)(lambda types, attrs: compare(types, allowed))
+
+
+for _n, _a in UNARY.items():
+    _declare_unary(_n, _a)
+for _n, _a in BINARY.items():
+    _declare_binary(_n, _a)
+for _n, _a in COMPARE.items():
+    _declare_compare(_n, _a)
+
+
+@op("is_nan", ("x",), differentiable=False)
+def _is_nan(types, attrs):
+    check_dtype(types[0], FLOATS)
+    return TT(D.bool_, types[0].shape)
+
+
+@op("is_finite", ("x",), differentiable=False)
+def _is_finite(types, attrs):
+    check_dtype(types[0], FLOATS)
+    return TT(D.bool_, types[0].shape)
+
+
+@op("select", ("condition", "x", "y"))
+def _select(types, attrs):
+    """TF's SelectV2 (3-argument `where`): broadcasts all three operands."""
+    check_dtype(types[0], BOOL, "condition")
+    dt = same_dtype(types[1:])
+    return TT(dt, broadcast_all([t.shape for t in types]))
+
+
+@op("add_n", ("inputs*",))
+def _add_n(types, attrs):
+    if not types:
+        raise InferenceError("add_n needs at least one input")
+    dt = same_dtype(types, NUMERIC)
+    shape = types[0].shape
+    for t in types[1:]:
+        if shape is not None and t.shape is not None and (
+                len(shape) != len(t.shape) or any(
+                    a is not None and b is not None and a != b for a, b in zip(shape, t.shape))):
+            raise InferenceError("add_n inputs must all have the same shape")
+        if shape is None:
+            shape = t.shape
+    return TT(dt, shape)
+
+
+@op("cast", ("x",), attrs=(("dtype", "dtype"),))
+def _cast(types, attrs):
+    return TT(D.as_dtype(attrs["dtype"]), types[0].shape)
+
+
+@op("clip_by_value", ("t", "clip_value_min", "clip_value_max"))
+def _clip(types, attrs):
+    dt = same_dtype(types, NUMERIC)
+    shape = types[0].shape
+    for t in types[1:]:
+        if broadcast(shape, t.shape) != shape and shape is not None and t.shape is not None:
+            raise InferenceError(f"clip bounds of shape {list(t.shape)} do not broadcast to the "
+                                 f"input shape {list(shape)}")
+    return TT(dt, shape)

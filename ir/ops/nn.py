@@ -1,0 +1,2 @@
+"""Op declarations: nn family."""
+from __future__ import annotations

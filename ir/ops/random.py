@@ -1,0 +1,2 @@
+"""Op declarations: random family."""
+from __future__ import annotations

@@ -1,0 +1,2 @@
+"""Op declarations: reduce family."""
+from __future__ import annotations

@@ -1,0 +1,131 @@
+"""The op registry: every op declared once, with its inputs, attributes and type inference.
+
+A declaration is plain Python (no xDSL objects), so eager dispatch, the tracer and the `df`
+dialect all read the same table:
+
+    @op("add", inputs=("x", "y"))
+    def _add(types, attrs):
+        return binary(types, NUMERIC)
+
+`infer(types, attrs)` gets one `TT(dtype, shape)` per input and the attribute dict and returns
+the result type(s); it raises `InferenceError` for bad input. Shapes are tuples of `int | None`
+(or `None` for unknown rank) so the same function serves eager values and symbolic tensors.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, NamedTuple
+
+from . import dtypes as D
+from .errors import InvalidArgumentError
+
+
+class TT(NamedTuple):
+    """A tensor type: a DType and a shape tuple (`None` dims unknown; `None` = unknown rank)."""
+    dtype: D.DType
+    shape: tuple | None
+
+    def __str__(self):
+        from .shapes import format_shape
+        return f"{self.dtype.name}{format_shape(self.shape)}"
+
+
+class InferenceError(Exception):
+    """Bad input found by an op's inference; dispatch turns it into `error_class` with context."""
+
+    def __init__(self, message: str, error_class=InvalidArgumentError):
+        super().__init__(message)
+        self.error_class = error_class
+
+
+REQUIRED = object()
+
+# The attribute kinds the `df` dialect knows how to carry.
+ATTR_KINDS = ("int", "float", "bool", "str", "ints", "floats", "dtype", "shape", "array",
+              "any")
+
+
+@dataclass(frozen=True)
+class AttrDef:
+    name: str
+    kind: str
+    default: Any = REQUIRED
+
+    def __post_init__(self):
+        if self.kind not in ATTR_KINDS:
+            raise ValueError(f"attribute {self.name}: unknown kind {self.kind!r}")
+
+
+@dataclass
+class OpDef:
+    """One op's declaration. `inputs` names the operands; a trailing `*` makes the last one
+    variadic (any number of tensors). `stateful` ops keep program order and are never folded
+    or removed. `differentiable=False` marks ops without a gradient (integer outputs, ...)."""
+    name: str
+    family: str
+    inputs: tuple
+    attrs: dict
+    infer: Callable
+    stateful: bool = False
+    differentiable: bool = True
+    doc: str = ""
+    extra: dict = field(default_factory=dict)
+
+    @property
+    def variadic(self) -> bool:
+        return bool(self.inputs) and self.inputs[-1].endswith("*")
+
+    def arity_ok(self, n: int) -> bool:
+        fixed = len(self.inputs) - (1 if self.variadic else 0)
+        return n >= fixed if self.variadic else n == fixed
+
+    def resolve_attrs(self, given: dict) -> dict:
+        """Attributes in declaration order with defaults filled in; unknown names raise."""
+        out = {}
+        for a in self.attrs.values():
+            if a.name in given:
+                out[a.name] = given[a.name]
+            elif a.default is REQUIRED:
+                raise TypeError(f"op '{self.name}' requires attribute '{a.name}'")
+            else:
+                out[a.name] = a.default
+        extra = set(given) - set(self.attrs)
+        if extra:
+            raise TypeError(f"op '{self.name}' got unknown attributes {sorted(extra)}; "
+                            f"it takes {list(self.attrs)}")
+        return out
+
+    def __repr__(self):
+        return f"<OpDef {self.family}.{self.name}>"
+
+
+OPS: dict[str, OpDef] = {}
+
+
+def op(name: str, inputs=(), attrs=(), *, family: str | None = None, stateful=False,
+       differentiable=True):
+    """Declare an op. `attrs` is a sequence of `(name, kind)` or `(name, kind, default)`."""
+    def deco(infer):
+        if name in OPS:
+            raise ValueError(f"op '{name}' is declared twice")
+        fam = family or infer.__module__.rsplit(".", 1)[-1]
+        adefs = {}
+        for a in attrs:
+            adefs[a[0]] = AttrDef(a[0], a[1], a[2] if len(a) > 2 else REQUIRED)
+        OPS[name] = OpDef(name, fam, tuple(inputs), adefs, infer, stateful, differentiable,
+                          (infer.__doc__ or "").strip())
+        return infer
+    return deco
+
+
+def get(name: str) -> OpDef:
+    try:
+        return OPS[name]
+    except KeyError:
+        raise KeyError(f"no op named '{name}' in the registry") from None
+
+
+def infer_types(opdef: OpDef, types, attrs: dict) -> tuple:
+    """Run an op's inference and normalize to a tuple of TT."""
+    out = opdef.infer(types, attrs)
+    return (out,) if isinstance(out, TT) else tuple(out)

@@ -1,0 +1,1 @@
+"""lowering layer (see DESIGN.md)."""

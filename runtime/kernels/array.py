@@ -1,0 +1,2 @@
+"""NumPy kernels: array family."""
+from __future__ import annotations

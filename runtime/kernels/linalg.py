@@ -1,0 +1,2 @@
+"""NumPy kernels: linalg family."""
+from __future__ import annotations

@@ -1,0 +1,132 @@
+"""NumPy kernels for elementwise math."""
+from __future__ import annotations
+
+import numpy as np
+
+from ...ir.errors import InvalidArgumentError
+from . import kernel, register
+from .special import erf
+
+for _name, _fn in {
+    "neg": np.negative, "abs": np.abs, "sign": np.sign, "square": np.square, "sqrt": np.sqrt,
+    "exp": np.exp, "expm1": np.expm1, "log": np.log, "log1p": np.log1p, "sin": np.sin,
+    "cos": np.cos, "tan": np.tan, "tanh": np.tanh, "round": np.round, "floor": np.floor,
+    "ceil": np.ceil, "logical_not": np.logical_not, "is_nan": np.isnan,
+    "is_finite": np.isfinite, "add": np.add, "sub": np.subtract, "mul": np.multiply,
+    "maximum": np.maximum, "minimum": np.minimum, "logical_and": np.logical_and,
+    "logical_or": np.logical_or, "equal": np.equal, "not_equal": np.not_equal,
+    "less": np.less, "less_equal": np.less_equal, "greater": np.greater,
+    "greater_equal": np.greater_equal, "erf": erf,
+}.items():
+    register(_name, _fn)
+
+_ERRSTATE = dict(divide="ignore", invalid="ignore", over="ignore", under="ignore")
+
+
+@kernel("rsqrt")
+def rsqrt(x):
+    with np.errstate(**_ERRSTATE):
+        return (1 / np.sqrt(x)).astype(x.dtype)
+
+
+@kernel("reciprocal")
+def reciprocal(x):
+    if x.dtype.kind in "iu":
+        _check_int_divisor(x)
+        return _int_div(np.ones_like(x), x)
+    with np.errstate(**_ERRSTATE):
+        return np.reciprocal(x)
+
+
+@kernel("sigmoid")
+def sigmoid(x):
+    # Split by sign so exp never overflows: 1/(1+e^-x) for x>=0, e^x/(1+e^x) otherwise.
+    with np.errstate(**_ERRSTATE):
+        e = np.exp(-np.abs(x))
+        return np.where(x >= 0, 1 / (1 + e), e / (1 + e)).astype(x.dtype)
+
+
+@kernel("softplus")
+def softplus(x):
+    # log(1 + e^x) = max(x, 0) + log1p(e^-|x|), exact for large |x|.
+    with np.errstate(**_ERRSTATE):
+        return (np.maximum(x, 0) + np.log1p(np.exp(-np.abs(x)))).astype(x.dtype)
+
+
+def _check_int_divisor(y):
+    if np.any(np.asarray(y) == 0):
+        raise InvalidArgumentError(None, None, "Integer division by zero")
+
+
+def _int_div(x, y):
+    """TF's Div on integers truncates toward zero (C semantics)."""
+    q = np.abs(x) // np.abs(y)
+    return (np.sign(x) * np.sign(y) * q).astype(np.result_type(x, y))
+
+
+@kernel("div")
+def div(x, y):
+    if np.result_type(x, y).kind in "iu":
+        _check_int_divisor(y)
+        return _int_div(x, y)
+    with np.errstate(**_ERRSTATE):
+        return np.true_divide(x, y)
+
+
+@kernel("floordiv")
+def floordiv(x, y):
+    if np.result_type(x, y).kind in "iu":
+        _check_int_divisor(y)
+        return np.floor_divide(x, y)
+    with np.errstate(**_ERRSTATE):
+        return np.floor_divide(x, y)
+
+
+@kernel("floormod")
+def floormod(x, y):
+    if np.result_type(x, y).kind in "iu":
+        _check_int_divisor(y)
+    with np.errstate(**_ERRSTATE):
+        return np.mod(x, y)
+
+
+@kernel("pow")
+def pow_(x, y):
+    if np.result_type(x, y).kind in "iu":
+        if np.any(np.asarray(y) < 0):
+            raise InvalidArgumentError(None, None,
+                                       "Integers to negative integer powers are not allowed")
+    with np.errstate(**_ERRSTATE):
+        return np.power(x, y)
+
+
+@kernel("select")
+def select(condition, x, y):
+    return np.where(condition, x, y)
+
+
+@kernel("add_n")
+def add_n(*xs):
+    out = xs[0]
+    for x in xs[1:]:
+        out = out + x
+    return np.asarray(out)
+
+
+@kernel("cast")
+def cast(x, dtype):
+    target = np.dtype(dtype.np)
+    x = np.asarray(x)
+    if target.kind in "iu" and x.dtype.kind == "f":
+        # TF truncates toward zero; NaN/Inf have no integer value, so they become 0 here
+        # rather than NumPy's platform-dependent garbage.
+        with np.errstate(invalid="ignore"):
+            x = np.where(np.isfinite(x), np.trunc(x), 0)
+    if target.kind == "b":
+        return x != 0
+    return x.astype(target)
+
+
+@kernel("clip_by_value")
+def clip_by_value(t, lo, hi):
+    return np.minimum(np.maximum(t, lo), hi).astype(t.dtype)

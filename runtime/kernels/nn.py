@@ -1,0 +1,2 @@
+"""NumPy kernels: nn family."""
+from __future__ import annotations

@@ -1,0 +1,2 @@
+"""NumPy kernels: random family."""
+from __future__ import annotations

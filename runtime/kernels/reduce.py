@@ -1,0 +1,2 @@
+"""NumPy kernels: reduce family."""
+from __future__ import annotations

@@ -1,0 +1,48 @@
+"""Shared test helpers: random arrays per dtype and NumPy comparison with per-dtype tolerance."""
+from __future__ import annotations
+
+import ml_dtypes
+import numpy as np
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+
+FLOAT_DTYPES = [np.float16, ml_dtypes.bfloat16, np.float32, np.float64]
+INT_DTYPES = [np.int8, np.int16, np.int32, np.int64, np.uint8]
+RTOL = {np.dtype(np.float16): 1e-3, np.dtype(ml_dtypes.bfloat16): 1e-2,
+        np.dtype(np.float32): 1e-6, np.dtype(np.float64): 1e-12}
+
+
+def shapes(min_dims=0, max_dims=4, min_side=0, max_side=5):
+    return hnp.array_shapes(min_dims=min_dims, max_dims=max_dims, min_side=min_side,
+                            max_side=max_side)
+
+
+def broadcastable_pair(max_dims=4):
+    """Two shapes that broadcast together (including size-1 and zero-size dims)."""
+    return hnp.mutually_broadcastable_shapes(num_shapes=2, min_dims=0, max_dims=max_dims,
+                                             min_side=0, max_side=4).map(lambda r: r.input_shapes)
+
+
+def rand(rng: np.random.Generator, shape, dtype, low=-3.0, high=3.0):
+    dt = np.dtype(dtype)
+    if dt.kind == "b":
+        return rng.random(shape) < 0.5
+    if dt.kind in "iu":
+        lo = max(int(low), np.iinfo(dt).min)
+        hi = min(int(high) + 1, np.iinfo(dt).max)
+        return rng.integers(lo, hi, size=shape).astype(dt)
+    return rng.uniform(low, high, size=shape).astype(dt)
+
+
+def assert_close(actual, expected, dtype=None, rtol=None, atol=None):
+    actual = np.asarray(actual)
+    expected = np.asarray(expected)
+    dt = np.dtype(dtype) if dtype is not None else expected.dtype
+    assert actual.shape == expected.shape, (actual.shape, expected.shape)
+    if dt.kind in "f" or dt == np.dtype(ml_dtypes.bfloat16):
+        r = rtol if rtol is not None else RTOL.get(dt, 1e-6)
+        a = atol if atol is not None else r
+        np.testing.assert_allclose(actual.astype(np.float64), expected.astype(np.float64),
+                                   rtol=r, atol=a, equal_nan=True)
+    else:
+        np.testing.assert_array_equal(actual, expected)

@@ -49,3 +49,4 @@ for _fam in _ops.FAMILIES:
         for _n in _names:
             setattr(_NAMESPACES[_ns], _n, getattr(_fam, _n))
 dtypes.cast = _ops.math.cast
+_sys.modules[f"{__name__}.errors"] = errors

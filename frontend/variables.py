@@ -111,7 +111,8 @@ class Variable:
     def __iter__(self):
         return iter(self._as_tensor())
 
-    __hash__ = None
+    def __hash__(self):
+        raise TypeError("Variable is unhashable. Instead, use variable.ref() as the key.")
 
     def ref(self):
         return Reference(self)
@@ -121,19 +122,24 @@ class Variable:
 
     # --- writing ---------------------------------------------------------------
     def _checked(self, value, opname: str) -> Tensor:
+        """The value converted to this variable's dtype and checked against its shape. As in
+        TF, a dtype mismatch is a ValueError (TypeError for unconvertible Python values);
+        a shape mismatch is a ValueError for `assign`, InvalidArgumentError for the updates."""
         try:
             t = dispatch.convert_to_tensor(value, dtype=self._dtype)
         except (TypeError, ValueError) as e:
             got = getattr(value, "dtype", type(value).__name__)
             got = getattr(got, "name", got)
-            raise InvalidArgumentError(
-                None, opname, f"{opname} on variable '{self._name}' (dtype {self._dtype.name}, "
-                f"shape {self._shape}): value has dtype {got}, expected {self._dtype.name} "
-                f"({e}) [at {user_frame()}]") from None
+            raise type(e)(
+                f"{opname} on variable '{self._name}' (dtype {self._dtype.name}, shape "
+                f"{self._shape}): value has dtype {got}, expected {self._dtype.name} ({e}) "
+                f"[at {user_frame()}]") from None
         if not self._shape.is_compatible_with(t.shape):
-            raise InvalidArgumentError(
-                None, opname, f"{opname} on variable '{self._name}': cannot assign a value of "
-                f"shape {t.shape} to a variable of shape {self._shape} [at {user_frame()}]")
+            msg = (f"{opname} on variable '{self._name}': cannot assign a value of shape "
+                   f"{t.shape} to a variable of shape {self._shape} [at {user_frame()}]")
+            if opname == "assign":
+                raise ValueError(msg)
+            raise InvalidArgumentError(None, opname, msg)
         return t
 
     def assign(self, value, use_locking=None, name=None, read_value=True):

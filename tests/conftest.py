@@ -1,6 +1,9 @@
 """Test setup: check every eager kernel result against its inferred type, and keep
 hypothesis quick enough for the 2-core CI machine."""
 import os
+import sys
+
+sys.path.insert(0, os.path.dirname(__file__))  # tests import `helpers`
 
 os.environ.setdefault("FLOWJIT_CHECK_KERNELS", "1")
 

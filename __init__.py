@@ -18,6 +18,11 @@ from .frontend.variables import Variable
 from .frontend.specs import TensorSpec
 from .frontend import operators as _operators
 from .frontend import ops as _ops
+from .frontend import config as _config
+from .frontend.function import ConcreteFunction, Function, function
+from .frontend.func_graph import init_scope
+from .frontend.control_flow import cond, switch_case, while_loop
+from .frontend.func_graph import GraphTensor as _GraphTensor
 
 _operators.install(Tensor)
 _operators.install(Variable)
@@ -35,6 +40,10 @@ math = _namespace("math", "TF's `tf.math`.")
 nn = _namespace("nn", "TF's `tf.nn`.")
 linalg = _namespace("linalg", "TF's `tf.linalg`.")
 random = _namespace("random", "TF's `tf.random`.")
+debugging = _namespace("debugging", "TF's `tf.debugging`.")
+config = _namespace("config", "TF's `tf.config`.")
+config.run_functions_eagerly = _config.run_functions_eagerly
+config.functions_run_eagerly = _config.functions_run_eagerly
 dtypes = _namespace("dtypes", "TF's `tf.dtypes`.")
 for _n in ("DType", "as_dtype", "bfloat16", "double", "float16", "float32", "float64",
            "half", "int8", "int16", "int32", "int64", "uint8"):
@@ -43,7 +52,7 @@ dtypes.bool = _dtypes.bool_
 dtypes.cast = None  # filled below
 
 _NAMESPACES = {"": _sys.modules[__name__], "math": math, "nn": nn, "linalg": linalg,
-               "random": random, "dtypes": dtypes}
+               "random": random, "dtypes": dtypes, "debugging": debugging}
 for _fam in _ops.FAMILIES:
     for _ns, _names in _fam.EXPORTS.items():
         for _n in _names:

@@ -99,22 +99,30 @@ def convert_to_tensor(value, dtype=None, dtype_hint=None, name=None):
         return stack([convert_to_tensor(v, dtype=dtype, dtype_hint=dtype_hint) for v in value])
     if dtype is not None:
         dt = D.as_dtype(dtype)
-        return Tensor._wrap(_to_array(value, dt, strict=not isinstance(
+        return _constant(_to_array(value, dt, strict=not isinstance(
             value, (np.ndarray, np.generic))), dt)
     if isinstance(value, (np.ndarray, np.generic)):
         dt = D.from_numpy(value.dtype)
-        return Tensor._wrap(np.array(value), dt)
+        return _constant(np.array(value), dt)
     if dtype_hint is not None:
         try:
             dt = D.as_dtype(dtype_hint)
-            return Tensor._wrap(_to_array(value, dt, strict=True), dt)
+            return _constant(_to_array(value, dt, strict=True), dt)
         except TypeError:
             pass
     if value is None:
         raise ValueError("Attempt to convert a value (None) with an unsupported type "
                          "(<class 'NoneType'>) to a Tensor.")
     dt = _default_dtype(value)
-    return Tensor._wrap(_to_array(value, dt, strict=False), dt)
+    return _constant(_to_array(value, dt, strict=False), dt)
+
+
+def _constant(arr, dt: D.DType):
+    """An eager Tensor, or while tracing a `const` node (Python values are embedded in the
+    graph; only tensors created outside are captured)."""
+    if graph_hook is not None:
+        return graph_hook(OPS["const"], (), {"value": arr, "dtype": dt})
+    return Tensor._wrap(arr, dt)
 
 
 def convert_pair(x, y):

@@ -11,6 +11,7 @@ import itertools
 from ..ir import dtypes as D
 from ..ir.errors import InvalidArgumentError, user_frame
 from ..ir.shapes import TensorShape, as_shape
+from ..runtime.resources import ResourceHandle
 from . import dispatch
 from .tensor import Reference, Tensor
 
@@ -26,14 +27,11 @@ class Variable:
                  shape=None, experimental_enable_variable_lifting=True):
         if initial_value is None:
             raise ValueError("Variable: initial_value must be specified.")
-        if callable(initial_value):
-            initial_value = initial_value()
-        value = dispatch.convert_to_tensor(initial_value, dtype=dtype)
-        if not isinstance(value, Tensor):
-            raise TypeError("Variable: initial_value must be an eager value here; create "
-                            "variables outside traced code or with init_scope()")
+        hook = _create_hook
+        value = hook(initial_value, dtype) if hook is not None else \
+            dispatch.convert_to_tensor(initial_value() if callable(initial_value)
+                                       else initial_value, dtype=dtype)
         self._uid = next(_uid)
-        self._value = value
         self._dtype = value.dtype
         self._shape = as_shape(shape) if shape is not None else value.shape
         if not self._shape.is_compatible_with(value.shape):
@@ -42,6 +40,12 @@ class Variable:
         self._trainable = True if trainable is None else bool(trainable)
         self._name = f"{name or 'Variable'}:0"
         self._constraint = constraint
+        self._handle = ResourceHandle(value._value, self._dtype, self._shape, self._name)
+
+    @property
+    def _value(self) -> Tensor:
+        """The current value as an eager Tensor (no graph involved)."""
+        return Tensor._wrap(self._handle.value, self._dtype)
 
     # --- metadata -------------------------------------------------------------
     @property
@@ -148,7 +152,7 @@ class Variable:
         if hook is not None:
             return hook(self, "assign", value, read_value)
         new = self._checked(value, "assign")
-        self._value = new
+        self._handle.value = new._value
         return self if read_value else None
 
     def assign_add(self, delta, use_locking=None, name=None, read_value=True):
@@ -156,7 +160,7 @@ class Variable:
         if hook is not None:
             return hook(self, "assign_add", delta, read_value)
         d = self._checked(delta, "assign_add")
-        self._value = dispatch.apply("add", (self._value, d))
+        self._handle.value = dispatch.apply("add", (self._value, d))._value
         return self if read_value else None
 
     def assign_sub(self, delta, use_locking=None, name=None, read_value=True):
@@ -164,7 +168,7 @@ class Variable:
         if hook is not None:
             return hook(self, "assign_sub", delta, read_value)
         d = self._checked(delta, "assign_sub")
-        self._value = dispatch.apply("sub", (self._value, d))
+        self._handle.value = dispatch.apply("sub", (self._value, d))._value
         return self if read_value else None
 
     def __repr__(self):
@@ -183,6 +187,8 @@ def _np_repr(t: Tensor) -> str:
     return r[r.index("numpy=") + 6:-1]
 
 
-# Set by the tracer so reads and assigns inside a traced function become graph ops.
+# Set by the tracer so reads and assigns inside a traced function become graph ops, and a
+# Variable created while tracing gets its initial value evaluated eagerly.
 _read_hook = None
 _assign_hook = None
+_create_hook = None

@@ -106,6 +106,9 @@ bool_ = DType("bool", np.bool_, "b", "i1")
 half = float16
 double = float64
 
+# Not an element type of values: the type of a variable handle in graphs (`!df.resource`).
+resource = DType("resource", np.object_, "r", "!df.resource")
+
 ALL = (float16, bfloat16, float32, float64, int8, int16, int32, int64, uint8, bool_)
 FLOATS = (float16, bfloat16, float32, float64)
 INTS = (int8, int16, int32, int64, uint8)

@@ -30,6 +30,20 @@ class TT(NamedTuple):
         return f"{self.dtype.name}{format_shape(self.shape)}"
 
 
+class ResourceTT(NamedTuple):
+    """The type of a variable handle: `dtype` is `dtypes.resource`, `value` the variable's TT."""
+    dtype: D.DType
+    shape: tuple
+    value: TT
+
+    @classmethod
+    def of(cls, value: TT) -> "ResourceTT":
+        return cls(D.resource, (), value)
+
+    def __str__(self):
+        return f"resource<{self.value}>"
+
+
 class InferenceError(Exception):
     """Bad input found by an op's inference; dispatch turns it into `error_class` with context."""
 

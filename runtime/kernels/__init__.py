@@ -21,4 +21,4 @@ def register(name, fn):
     return fn
 
 
-from . import math, reduce, linalg, array, nn, random  # noqa: E402,F401  (fills KERNELS)
+from . import math, reduce, linalg, array, nn, random, state, logging  # noqa: E402,F401

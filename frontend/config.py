@@ -1,0 +1,18 @@
+"""`tf.config`: run functions eagerly, and flowjit's environment switches."""
+from __future__ import annotations
+
+import os
+
+RUN_EAGERLY = False
+LOG_COMPILES = os.environ.get("FLOWJIT_LOG_COMPILES") == "1"
+DUMP_TO = os.environ.get("FLOWJIT_DUMP_TO") or None
+
+
+def run_functions_eagerly(run_eagerly: bool):
+    """Make every `function` call its Python function directly (for debugging)."""
+    global RUN_EAGERLY
+    RUN_EAGERLY = bool(run_eagerly)
+
+
+def functions_run_eagerly() -> bool:
+    return RUN_EAGERLY

@@ -1,0 +1,580 @@
+"""`function`, `Function` (the polymorphic cache) and `ConcreteFunction` (one trace).
+
+A call computes the arguments' trace type (`trace_type.py`) and looks it up; a miss traces the
+Python function into a FuncGraph. A ConcreteFunction imports its graph into `df`, builds an
+executor Plan once, and then each call is: collect the argument arrays and captured values,
+run the plan, wrap the results into the traced output structure.
+"""
+from __future__ import annotations
+
+import collections
+import functools
+import inspect
+import logging
+import time
+import weakref
+
+from ..ir import errors
+from ..ir.registry import TT
+from . import config, dispatch, func_graph, trace_type, variables
+from .specs import TensorSpec
+from .tensor import Tensor
+
+log = logging.getLogger("flowjit")
+
+_MAX_TRACES = 64          # a Function keeps at most this many concrete functions (LRU)
+_RETRACE_WINDOW = 5       # TF warns when the last 5 calls all traced
+
+
+def function(func=None, *, input_signature=None, autograph=True, jit_compile=None,
+             reduce_retracing=False, experimental_implements=None,
+             experimental_autograph_options=None, experimental_attributes=None,
+             experimental_relax_shapes=None, experimental_compile=None,
+             experimental_follow_type_hints=None, name=None, passes=None,
+             donate_variables=None):
+    """TF's `tf.function`, as a decorator with or without arguments."""
+    if experimental_relax_shapes is not None:
+        reduce_retracing = reduce_retracing or experimental_relax_shapes
+    if experimental_compile is not None and jit_compile is None:
+        jit_compile = experimental_compile
+
+    def wrap(f):
+        return Function(f, name=name or getattr(f, "__name__", "function"),
+                        input_signature=input_signature, autograph=autograph,
+                        jit_compile=jit_compile, reduce_retracing=reduce_retracing,
+                        passes=passes, donate_variables=donate_variables)
+    return wrap if func is None else wrap(func)
+
+
+class Function:
+    """A polymorphic traced function: one ConcreteFunction per trace type."""
+
+    def __init__(self, python_function, name, input_signature=None, autograph=True,
+                 jit_compile=None, reduce_retracing=False, passes=None, donate_variables=None):
+        self._python_function = python_function
+        self._name = name
+        self._autograph = autograph
+        self._jit_compile = jit_compile
+        self._reduce_retracing = reduce_retracing
+        self._passes = passes
+        self._donate_variables = donate_variables
+        self._sig = inspect.signature(python_function)
+        params = list(self._sig.parameters.values())
+        self._arg_names = [p.name for p in params]
+        self._simple = all(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+                           for p in params)
+        self._n_required = sum(1 for p in params if p.default is p.empty and p.kind in (
+            p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD))
+        self._input_signature = None
+        if input_signature is not None:
+            self._input_signature = tuple(input_signature)
+            self._signature_key = trace_type.spec_key(self._input_signature)
+        self._cache: collections.OrderedDict = collections.OrderedDict()
+        self._traces: list = []            # (key, ConcreteFunction), newest last
+        self._trace_count = 0
+        self._recent = collections.deque(maxlen=_RETRACE_WINDOW)
+        self._last_retrace = None
+        functools.update_wrapper(self, python_function, updated=())
+
+    # --- calling ------------------------------------------------------------------------
+    def __call__(self, *args, **kwargs):
+        if config.RUN_EAGERLY or func_graph._STACK and func_graph._STACK[-1] is not None:
+            # Eager debugging, or a call from inside another trace: the body is traced
+            # inline into the caller's graph.
+            return self._python_function(*args, **kwargs)
+        if self._input_signature is not None:
+            flat = self._flat_for_signature(args, kwargs)
+            key = self._signature_key
+        else:
+            if kwargs or not self._simple or len(args) != len(self._arg_names):
+                args = self._bind(args, kwargs)
+            flat = []
+            key = trace_type.key_and_flat(args, flat)
+        cf = self._cache.get(key)
+        traced = cf is None
+        if traced:
+            cf = self._lookup_or_trace(key, args)
+        self._note_call(traced)
+        return cf._call_flat(flat)
+
+    def _bind(self, args, kwargs) -> tuple:
+        try:
+            bound = self._sig.bind(*args, **kwargs)
+        except TypeError as e:
+            raise TypeError(f"{self._name}(): {e}") from None
+        bound.apply_defaults()
+        return tuple(bound.arguments[n] if self._sig.parameters[n].kind not in (
+            inspect.Parameter.VAR_KEYWORD,) else dict(bound.arguments[n])
+            for n in self._arg_names if n in bound.arguments)
+
+    def _call_python(self, args):
+        """Call the Python function with the canonical (bound) argument tuple."""
+        if self._simple:
+            return self._python_function(*args)
+        pos, kw = [], {}
+        for p, v in zip(self._sig.parameters.values(), args):
+            if p.kind is p.VAR_POSITIONAL:
+                pos.extend(v)
+            elif p.kind is p.VAR_KEYWORD:
+                kw.update(v)
+            elif p.kind is p.KEYWORD_ONLY:
+                kw[p.name] = v
+            else:
+                pos.append(v)
+        return self._python_function(*pos, **kw)
+
+    def _lookup_or_trace(self, key, args):
+        for k, cf in reversed(self._traces):
+            if trace_type.accepts(k, key):
+                self._remember(key, cf)
+                return cf
+        trace_key = key
+        if self._reduce_retracing:
+            for k, _ in reversed(self._traces):
+                r = trace_type.relax(k, key)
+                if r is not None:
+                    trace_key = r
+                    break
+        self._explain(key)
+        cf = self._trace(args, trace_key)
+        self._traces.append((trace_key, cf))
+        if len(self._traces) > _MAX_TRACES:
+            self._traces.pop(0)
+        self._remember(key, cf)
+        return cf
+
+    def _remember(self, key, cf):
+        self._cache[key] = cf
+        if len(self._cache) > _MAX_TRACES:
+            self._cache.popitem(last=False)
+
+    def _note_call(self, traced: bool):
+        self._recent.append(traced)
+        if traced and len(self._recent) == _RETRACE_WINDOW and all(self._recent) \
+                and self._trace_count > 1:
+            why = f" Last retrace: {self._last_retrace}." if self._last_retrace else ""
+            log.warning(
+                "%d out of the last %d calls to %s triggered tf.function retracing. Tracing is "
+                "expensive; pass tensors (not Python scalars), use input_signature or "
+                "reduce_retracing=True, or define the function outside the loop.%s",
+                _RETRACE_WINDOW, _RETRACE_WINDOW, self._name, why)
+            self._recent.clear()
+
+    def _explain(self, key):
+        if not self._traces:
+            self._last_retrace = None
+            return
+        old = self._traces[-1][0]
+        d = trace_type.first_difference(old, key)
+        if d is None:
+            self._last_retrace = None
+            return
+        path, a, b = d
+        arg = path
+        if path.startswith("["):
+            idx, _, rest = path[1:].partition("]")
+            try:
+                arg = repr(self._arg_names[int(idx)]) + rest
+            except (ValueError, IndexError):
+                pass
+        self._last_retrace = (f"argument {arg} changed from {trace_type.describe(a)} to "
+                              f"{trace_type.describe(b)}")
+
+    def explain_retrace(self) -> str:
+        """Why the latest trace happened (which argument changed, old and new trace type)."""
+        if self._trace_count == 0:
+            return f"{self._name} has not been traced yet"
+        if self._last_retrace is None:
+            return f"{self._name} was traced {self._trace_count} time(s); the last trace was " \
+                   f"the first for its input types"
+        return f"{self._name} retraced: {self._last_retrace}"
+
+    # --- input_signature ------------------------------------------------------------------
+    def _flat_for_signature(self, args, kwargs):
+        if kwargs:
+            args = self._bind(args, kwargs)
+        sig = self._input_signature
+        if len(args) != len(sig):
+            raise TypeError(f"{self._name}() takes {len(sig)} argument(s) under its "
+                            f"input_signature, got {len(args)}")
+        flat = []
+        for name, spec, value in zip(self._arg_names, sig, args):
+            _match_spec(self._name, name, spec, value, flat)
+        return flat
+
+    # --- tracing ----------------------------------------------------------------------------
+    def _trace(self, args, key):
+        t0 = time.perf_counter()
+        graph = func_graph.FuncGraph(self._name)
+        sym_args = _placeholders(graph, args, key, self._arg_names)
+        prev_create = variables._create_hook
+        variables._create_hook = self._create_variable
+        try:
+            with func_graph.as_default(graph):
+                out = self._call_python(sym_args)
+                structure = _outputs(graph, out)
+        finally:
+            variables._create_hook = prev_create
+        self._trace_count += 1
+        cf = ConcreteFunction(graph, structure, self, key, args)
+        cf.timings["trace"] = time.perf_counter() - t0
+        if config.LOG_COMPILES:
+            log.warning("flowjit: traced %s in %.1f ms (%d nodes)", self._name,
+                        cf.timings["trace"] * 1e3, len(graph.nodes))
+        return cf
+
+    def _create_variable(self, initial_value, dtype):
+        """Variables may be created while tracing only on the first trace (as in TF)."""
+        if func_graph.current() is None:
+            return dispatch.convert_to_tensor(
+                initial_value() if callable(initial_value) else initial_value, dtype=dtype)
+        if self._trace_count > 0:
+            raise ValueError(
+                f"tf.function only supports singleton tf.Variables created on the first call. "
+                f"{self._name} created a Variable on a later trace [at {errors.user_frame()}]. "
+                f"Create it once outside the function, or guard it with `if self.v is None`.")
+        with func_graph.init_scope():
+            value = initial_value() if callable(initial_value) else initial_value
+            if isinstance(value, func_graph.GraphTensor):
+                value = _evaluate_constant(value)
+            value = dispatch.convert_to_tensor(value, dtype=dtype)
+        return value
+
+    # --- public API -------------------------------------------------------------------------
+    def get_concrete_function(self, *args, **kwargs) -> "ConcreteFunction":
+        """The ConcreteFunction for these arguments (tensors or TensorSpecs), tracing if needed."""
+        if self._input_signature is not None and not args and not kwargs:
+            args = self._input_signature
+        if kwargs or not self._simple or len(args) != len(self._arg_names):
+            args = self._bind(args, kwargs)
+        key = trace_type.spec_key(args)
+        cf = self._cache.get(key)
+        if cf is None:
+            cf = self._lookup_or_trace(key, args)
+        return cf
+
+    def experimental_get_tracing_count(self) -> int:
+        return self._trace_count
+
+    def compile_count(self) -> int:
+        """Backend compiles (executor plans or XLA executables) over all traces."""
+        return sum(cf._compile_count for _, cf in self._traces)
+
+    def pretty_printed_concrete_signatures(self, verbose=True) -> str:
+        return "\n\n".join(cf.pretty_printed_signature(verbose) for _, cf in self._traces)
+
+    def clear_cache(self):
+        self._cache.clear()
+        self._traces.clear()
+
+    def experimental_get_compiler_ir(self, *args, **kwargs):
+        from .compiler_ir import get_compiler_ir
+        cf = self.get_concrete_function(*args, **kwargs)
+        return get_compiler_ir(cf)
+
+    def compiler_ir(self, *args, **kwargs):
+        from .compiler_ir import CompilerIR
+        return CompilerIR(self.get_concrete_function(*args, **kwargs))
+
+    @property
+    def python_function(self):
+        return self._python_function
+
+    @property
+    def input_signature(self):
+        return self._input_signature
+
+    @property
+    def function_spec(self):
+        return self._sig
+
+    def __get__(self, instance, owner):
+        """Methods: one Function per instance (TF keys `self` by identity too)."""
+        if instance is None:
+            return self
+        bound = _BOUND.get((id(self), id(instance)))
+        if bound is None or bound[0]() is not instance:
+            f = Function(functools.partial(self._python_function, instance), self._name,
+                         self._input_signature, self._autograph, self._jit_compile,
+                         self._reduce_retracing, self._passes, self._donate_variables)
+            bound = (weakref.ref(instance), f)
+            _BOUND[(id(self), id(instance))] = bound
+        return bound[1]
+
+    def __repr__(self):
+        return f"<flowjit.Function {self._name}>"
+
+
+_BOUND: dict = {}
+
+
+class ConcreteFunction:
+    """One trace: a FuncGraph, its captures and output structure, and its compiled form."""
+
+    def __init__(self, graph, structure, function, key, args):
+        self.graph = graph
+        self._structure = structure
+        self._function = function
+        self._key = key
+        self._name = function._name if function is not None else graph.name
+        self._arg_names = function._arg_names if function is not None else []
+        self._args_template = args
+        self._captures = [p.attrs["capture"] for p in graph.inputs
+                          if p.attrs.get("capture") is not None]
+        self._capture_values = [c._handle if hasattr(c, "_handle") else c._value
+                                for c in self._captures]
+        self._num_args = len(graph.inputs) - len(self._captures)
+        self._plan = None
+        self._module = None
+        self._compile_count = 0
+        self.timings: dict = {}
+
+    # --- lowering ---------------------------------------------------------------------------
+    def dataflow_module(self):
+        """The df module before passes (imported once)."""
+        if self._module is None:
+            from ..ir.importer import import_graph
+            t0 = time.perf_counter()
+            self._module = import_graph(self.graph, self._name)
+            self.timings["import"] = time.perf_counter() - t0
+        return self._module
+
+    def optimized_module(self):
+        """The df module after the pass pipeline (none yet: the issue that adds passes fills
+        this in)."""
+        return self.dataflow_module()
+
+    def _build(self):
+        from ..lowering.executor import build_plan
+        module = self.optimized_module()
+        t0 = time.perf_counter()
+        self._plan = build_plan(module, self._name)
+        self.timings["plan"] = time.perf_counter() - t0
+        self._compile_count += 1
+        if config.LOG_COMPILES:
+            log.warning("flowjit: %s import %.1f ms, plan %.1f ms", self._name,
+                        self.timings.get("import", 0) * 1e3, self.timings["plan"] * 1e3)
+
+    # --- calling ----------------------------------------------------------------------------
+    def _call_flat(self, flat):
+        plan = self._plan
+        if plan is None:
+            self._build()
+            plan = self._plan
+        vals = [t._value for t in flat]
+        vals += self._capture_values
+        outs = plan.run(vals)
+        wrapped = [Tensor._wrap(v, t.dtype) for v, t in zip(outs, plan.out_types)]
+        return _rebuild(self._structure, wrapped)
+
+    def __call__(self, *args, **kwargs):
+        if kwargs:
+            args = self._function._bind(args, kwargs) if self._function else args
+        flat = []
+        key = trace_type.key_and_flat(tuple(args), flat)
+        if not trace_type.accepts(self._key, key) and len(flat) == self._num_args:
+            raise TypeError(f"ConcreteFunction {self._name} was traced for "
+                            f"{trace_type.describe(self._key)}, called with "
+                            f"{trace_type.describe(key)}")
+        if len(flat) != self._num_args:
+            raise TypeError(f"ConcreteFunction {self._name} takes {self._num_args} tensor "
+                            f"argument(s), got {len(flat)}")
+        return self._call_flat(flat)
+
+    # --- introspection --------------------------------------------------------------------
+    @property
+    def inputs(self):
+        return [_ph_tensor(self.graph, p) for p in self.graph.inputs]
+
+    @property
+    def outputs(self):
+        return [func_graph.GraphTensor(self.graph, n, i, n.out_types[i])
+                for n, i in self.graph.outputs]
+
+    @property
+    def structured_outputs(self):
+        return _rebuild(self._structure, self.outputs)
+
+    @property
+    def structured_input_signature(self):
+        return (_specs_of(self._key, self._arg_names), {})
+
+    @property
+    def captured_inputs(self):
+        return list(self._captures)
+
+    @property
+    def variables(self):
+        return [c for c in self._captures if hasattr(c, "_handle")]
+
+    @property
+    def trainable_variables(self):
+        return [v for v in self.variables if v.trainable]
+
+    @property
+    def name(self):
+        return self._name
+
+    def pretty_printed_signature(self, verbose=True) -> str:
+        args, _ = self.structured_input_signature
+        lines = [f"Input Parameters:"]
+        for n, s in zip(self._arg_names, args):
+            lines.append(f"  {n} (POSITIONAL_OR_KEYWORD): {_describe_spec(s)}")
+        lines.append(f"Output Type:\n  {_describe_spec(self.structured_outputs)}")
+        if self._captures:
+            lines.append("Captures:")
+            for c, p in zip(self._captures, [p for p in self.graph.inputs
+                                              if p.attrs.get("capture") is not None]):
+                lines.append(f"  {id(c)}: {_describe_spec(_ph_tensor(self.graph, p))}")
+        return "\n".join(lines)
+
+    def __repr__(self):
+        return f"<ConcreteFunction {self._name}{trace_type.describe(self._key)}>"
+
+
+# --- helpers --------------------------------------------------------------------------------
+def _match_spec(fname, argname, spec, value, flat):
+    """Check `value` against `spec` (nested) and collect its tensors, converting Python values
+    to the spec's dtype as TF does."""
+    if isinstance(spec, TensorSpec):
+        if hasattr(value, "_as_tensor") and not isinstance(value, Tensor):
+            value = value._as_tensor()
+        try:
+            t = dispatch.convert_to_tensor(value, dtype=spec.dtype)
+        except (TypeError, ValueError):
+            got = getattr(value, "dtype", type(value).__name__)
+            raise TypeError(f"{fname}(): argument '{argname}' has dtype "
+                            f"{getattr(got, 'name', got)}, which does not match its "
+                            f"input_signature {spec}") from None
+        if not spec.shape.is_compatible_with(t.shape):
+            raise ValueError(f"{fname}(): argument '{argname}' has shape {t.shape}, which is "
+                             f"not compatible with its input_signature {spec}")
+        flat.append(t)
+        return
+    if isinstance(spec, (list, tuple)):
+        if not isinstance(value, (list, tuple)) or len(value) != len(spec):
+            raise TypeError(f"{fname}(): argument '{argname}' must be a sequence of "
+                            f"{len(spec)} matching {spec}, got {value!r}")
+        for i, (s, v) in enumerate(zip(spec, value)):
+            _match_spec(fname, f"{argname}[{i}]", s, v, flat)
+        return
+    if isinstance(spec, dict):
+        if not isinstance(value, dict) or set(value) != set(spec):
+            raise TypeError(f"{fname}(): argument '{argname}' must be a dict with keys "
+                            f"{sorted(spec)}")
+        for k in sorted(spec, key=repr):
+            _match_spec(fname, f"{argname}[{k!r}]", spec[k], value[k], flat)
+        return
+    raise TypeError(f"{fname}(): input_signature entries must be TensorSpecs (or nests of "
+                    f"them), got {spec!r}")
+
+
+def _placeholders(graph, args, key, names):
+    """Symbolic arguments: each tensor leaf of the trace type becomes a placeholder."""
+    def build(value, k, name):
+        if k[0] == trace_type.TENSOR:
+            return graph.placeholder(TT(k[1], k[2]), name=name)
+        if trace_type._is_container(k):
+            kind = k[0]
+            if isinstance(kind, tuple):  # dict
+                return {kk: build(value[kk] if isinstance(value, dict) else None, c,
+                                  f"{name}_{kk}") for kk, c in zip(kind[1], k[1])}
+            vals = list(value) if isinstance(value, (list, tuple)) else [None] * len(k[1])
+            items = [build(v, c, f"{name}_{i}") for i, (v, c) in enumerate(zip(vals, k[1]))]
+            if kind is list:
+                return items
+            if kind is tuple:
+                return tuple(items)
+            return kind(*items)
+        if isinstance(value, TensorSpec):
+            return graph.placeholder(TT(value.dtype, value.shape.as_tuple()), name=name)
+        return value
+    return tuple(build(v, k, n) for v, k, n in zip(args, key[1], names + [
+        f"arg{i}" for i in range(len(names), len(args))]))
+
+
+def _outputs(graph, out):
+    """The output structure: tensors become graph outputs (by index), the rest stays."""
+    def walk(v):
+        if hasattr(v, "_as_tensor") and not isinstance(v, Tensor):
+            v = v._as_tensor()
+        if isinstance(v, Tensor):
+            t = graph.capture(v) if not (isinstance(v, func_graph.GraphTensor)
+                                         and v._graph is graph) else v
+            graph.outputs.append((t._node, t._index))
+            return ("out", len(graph.outputs) - 1)
+        if isinstance(v, (list, tuple)):
+            kind = type(v)
+            items = [walk(x) for x in v]
+            return ("seq", kind, items)
+        if isinstance(v, dict):
+            return ("dict", type(v), {k: walk(x) for k, x in v.items()})
+        return ("py", v)
+    return walk(out)
+
+
+def _rebuild(structure, outs):
+    tag = structure[0]
+    if tag == "out":
+        return outs[structure[1]]
+    if tag == "py":
+        return structure[1]
+    if tag == "seq":
+        items = [_rebuild(s, outs) for s in structure[2]]
+        kind = structure[1]
+        return kind(*items) if hasattr(kind, "_fields") else kind(items)
+    return structure[1]((k, _rebuild(s, outs)) for k, s in structure[2].items())
+
+
+def _ph_tensor(graph, node):
+    return func_graph.GraphTensor(graph, node, 0, node.out_types[0])
+
+
+def _specs_of(key, names):
+    def spec(k, name):
+        if k[0] == trace_type.TENSOR:
+            from ..ir.shapes import TensorShape
+            return TensorSpec(TensorShape.from_tuple(k[2]) if k[2] is not None
+                              else TensorShape(None), k[1], name)
+        if trace_type._is_container(k):
+            kind = k[0]
+            if isinstance(kind, tuple):
+                return {kk: spec(c, f"{name}_{kk}") for kk, c in zip(kind[1], k[1])}
+            items = [spec(c, f"{name}_{i}") for i, c in enumerate(k[1])]
+            if kind is list:
+                return items
+            return tuple(items) if kind is tuple else kind(*items)
+        return k[1] if isinstance(k[0], type) else k
+    return tuple(spec(k, n) for k, n in zip(key[1], names + [
+        f"arg{i}" for i in range(len(names), len(key[1]))]))
+
+
+def _describe_spec(s):
+    if isinstance(s, func_graph.GraphTensor):
+        return f"TensorSpec(shape={s.shape}, dtype={s.dtype!r}, name=None)"
+    if isinstance(s, (list, tuple)):
+        inner = ", ".join(_describe_spec(x) for x in s)
+        return f"[{inner}]" if isinstance(s, list) else f"({inner})"
+    if isinstance(s, dict):
+        return "{" + ", ".join(f"{k!r}: {_describe_spec(v)}" for k, v in s.items()) + "}"
+    return repr(s)
+
+
+def _evaluate_constant(t):
+    """Evaluate a symbolic tensor that depends on no placeholder (a Variable's initial value
+    computed inside a trace), by running its nodes' kernels eagerly."""
+    from ..runtime.kernels import KERNELS
+    memo = {}
+
+    def value(node, idx):
+        if node not in memo:
+            if node.op == "placeholder" or node.op in ("cond", "case", "while") or node.stateful:
+                raise ValueError(
+                    f"A Variable's initial value created inside a tf.function must not depend "
+                    f"on function inputs or state (it needs {node.name}); create the "
+                    f"Variable outside the function [at {errors.user_frame()}]")
+            ins = [value(n, i) for n, i in node.inputs]
+            r = KERNELS[node.op](*ins, **node.attrs)
+            memo[node] = r if len(node.out_types) != 1 else (r,)
+        return memo[node][idx]
+    return Tensor._wrap(value(t._node, t._index), t._dtype)

@@ -1,0 +1,11 @@
+"""Variable ops are reached through `Variable` methods (see frontend/variables.py); while
+tracing, those methods record these ops."""
+from __future__ import annotations
+
+EXPORTS: dict = {}
+API_FOR_OP = {
+    "read_variable": "Variable.read_value",
+    "assign_variable": "Variable.assign",
+    "assign_add_variable": "Variable.assign_add",
+    "assign_sub_variable": "Variable.assign_sub",
+}

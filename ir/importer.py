@@ -1,0 +1,153 @@
+"""FuncGraph (plain `ir.graph.Graph`) -> `df` module, in one pass.
+
+Built for speed (see the notes): ops are made with `Op.create(...)`, types come from a cache,
+and no verification runs here (the pipeline verifies once at the end). Stateful nodes are
+threaded by a `!df.token` in program order; a `df.cond`/`df.case`/`df.while` whose regions have
+side effects takes the current token (captured by its regions) and returns the next.
+"""
+from __future__ import annotations
+
+from xdsl.dialects import func
+from xdsl.dialects.builtin import (FileLineColLoc, IntAttr, ModuleOp, NameLoc, StringAttr,
+                                   UnknownLoc)
+from xdsl.ir import Block, Region
+
+from .dialect import (OP_CLASSES, TOKEN, CaseOp, CondOp, CreateTokenOp, WhileOp, YieldOp,
+                      encode_attr, to_xdsl_type)
+from .graph import Graph, Node
+
+
+def import_graph(graph: Graph, name: str | None = None) -> ModuleOp:
+    """One `func.func @<name>` whose arguments are the graph's placeholders."""
+    fname = name or graph.name
+    arg_types = [to_xdsl_type(p.out_types[0]) for p in graph.inputs]
+    block = Block(arg_types=arg_types)
+    env: dict = {}
+    for p, arg in zip(graph.inputs, block.args):
+        env[(p, 0)] = arg
+    imp = _Importer(fname)
+    imp.body(graph, block, env, token=None)
+    outs = [env[o] for o in graph.outputs]
+    block.add_op(func.ReturnOp(*outs))
+    f = func.FuncOp(fname, (arg_types, [o.type for o in outs]), Region(block))
+    return ModuleOp([f])
+
+
+class _Importer:
+    def __init__(self, fname: str):
+        self.fname = fname
+        self._files: dict = {}
+
+    def location(self, node: Node):
+        label = StringAttr(f"{self.fname}/{node.name}")
+        if node.location:
+            file, _, line = node.location.rpartition(":")
+            f = self._files.get(file)
+            if f is None:
+                f = self._files[file] = StringAttr(file)
+            try:
+                return NameLoc(label, FileLineColLoc(f, IntAttr(int(line)), IntAttr(0)))
+            except ValueError:
+                pass
+        return NameLoc(label, UnknownLoc())
+
+    def body(self, graph: Graph, block: Block, env: dict, token):
+        """Append the graph's nodes to `block`; returns the last token (or None)."""
+        ops = []
+        for node in graph.nodes:
+            opname = node.op
+            if opname == "placeholder":
+                continue
+            operands = [env[i] for i in node.inputs]
+            if opname in ("cond", "case", "while"):
+                if node.stateful and token is None:
+                    token = self._new_token(ops)
+                op, token = getattr(self, "_" + opname)(node, operands, env,
+                                                        token if node.stateful else None,
+                                                        token)
+            else:
+                types = [to_xdsl_type(t) for t in node.out_types]
+                if node.stateful:
+                    if token is None:
+                        token = self._new_token(ops)
+                    operands.append(token)
+                    types.append(TOKEN)
+                attrs = {}
+                for k, v in node.attrs.items():
+                    a = encode_attr(v)
+                    if a is not None:
+                        attrs[k] = a
+                op = OP_CLASSES[opname].create(operands=operands, result_types=types,
+                                               attributes=attrs)
+                if node.stateful:
+                    token = op.results[-1]
+            op.location = self.location(node)
+            ops.append(op)
+            for i, r in enumerate(op.results[:len(node.out_types)]):
+                env[(node, i)] = r
+        block.add_ops(ops)
+        return token
+
+    def _new_token(self, ops):
+        op = CreateTokenOp.create(result_types=[TOKEN])
+        ops.append(op)
+        return op.results[0]
+
+    def _region(self, graph: Graph, outer_operands, env, token):
+        """A single-block region for a branch graph: its placeholders stand for the node's
+        operands (`attrs["outer"]` indexes them), used from above; so is the token."""
+        block = Block()
+        inner = dict(env)
+        for p in graph.inputs:
+            inner[(p, 0)] = outer_operands[p.attrs["outer"]]
+        tok_out = self.body(graph, block, inner, token)
+        yields = [inner[o] for o in graph.outputs]
+        if token is not None:
+            yields.append(tok_out)
+        block.add_op(YieldOp.create(operands=yields))
+        return Region(block)
+
+    def _result_types(self, node, token):
+        types = [to_xdsl_type(t) for t in node.out_types]
+        return types + [TOKEN] if token is not None else types
+
+    def _cond(self, node, operands, env, token, cur):
+        then_g, else_g = node.attrs["branches"]
+        regions = [self._region(g, operands, env, token) for g in (then_g, else_g)]
+        op = CondOp.create(operands=[operands[0]], result_types=self._result_types(node, token),
+                           regions=regions)
+        return op, op.results[-1] if token is not None else cur
+
+    def _case(self, node, operands, env, token, cur):
+        regions = [self._region(g, operands, env, token) for g in node.attrs["branches"]]
+        op = CaseOp.create(operands=[operands[0]], result_types=self._result_types(node, token),
+                           regions=regions)
+        return op, op.results[-1] if token is not None else cur
+
+    def _while(self, node, operands, env, token, cur):
+        n = node.attrs["num_loop_vars"]
+        inits = list(operands[:n]) + ([token] if token is not None else [])
+        cond_g, body_g = node.attrs["cond_graph"], node.attrs["body_graph"]
+        cond_r = self._while_region(cond_g, operands, env, inits, token, is_cond=True)
+        body_r = self._while_region(body_g, operands, env, inits, token, is_cond=False)
+        op = WhileOp.create(operands=inits, result_types=[v.type for v in inits],
+                            regions=[cond_r, body_r])
+        return op, op.results[-1] if token is not None else cur
+
+    def _while_region(self, graph, operands, env, inits, token, is_cond):
+        block = Block(arg_types=[v.type for v in inits])
+        inner = dict(env)
+        loop_ph = [p for p in graph.inputs if p.attrs.get("outer") is None]
+        for p, a in zip(loop_ph, block.args):
+            inner[(p, 0)] = a
+        for p in graph.inputs:
+            k = p.attrs.get("outer")
+            if k is not None:
+                inner[(p, 0)] = operands[k]
+        tok_in = block.args[-1] if token is not None else None
+        tok_out = self.body(graph, block, inner, tok_in)
+        yields = [inner[o] for o in graph.outputs]
+        if token is not None and not is_cond:
+            yields.append(tok_out)
+        block.add_op(YieldOp.create(operands=yields))
+        return Region(block)

@@ -1,0 +1,115 @@
+"""df module -> executor `Plan`: slots assigned, kernels resolved, regions nested.
+
+Built once per ConcreteFunction (after the pass pipeline); running it touches no xDSL.
+"""
+from __future__ import annotations
+
+from xdsl.dialects import func
+from xdsl.dialects.builtin import ModuleOp
+
+from ..ir.dialect import CaseOp, CondOp, CreateTokenOp, DfOp, TokenType, WhileOp, YieldOp, \
+    from_xdsl_type
+from ..ir.errors import UnimplementedError
+from ..runtime.executor import CASE, COND, MANY, NONE, ONE, WHILE, Plan
+from ..runtime.kernels import KERNELS
+
+
+def build_plan(module: ModuleOp, name: str | None = None) -> Plan:
+    fn = _entry(module, name)
+    b = _Builder()
+    block = fn.body.block
+    arg_slots = tuple(b.slot(a) for a in block.args)
+    steps = b.steps_for(block)
+    ret = block.last_op
+    out_slots = tuple(b.slots[v] for v in ret.operands)
+    out_types = tuple(from_xdsl_type(v.type) for v in ret.operands)
+    return Plan(steps, b.count, arg_slots, out_slots, out_types)
+
+
+def _entry(module: ModuleOp, name):
+    fns = [op for op in module.ops if isinstance(op, func.FuncOp)]
+    if name is not None:
+        fns = [f for f in fns if f.sym_name.data == name] or fns
+    if not fns:
+        raise ValueError("df module has no func.func to run")
+    return fns[0]
+
+
+def _label(op) -> str:
+    loc = op.location
+    text = str(loc)
+    return text[5:-1] if text.startswith("loc(") else text
+
+
+class _Builder:
+    def __init__(self):
+        self.slots: dict = {}
+        self.count = 0
+
+    def slot(self, value) -> int:
+        if isinstance(value.type, TokenType):
+            return -1
+        s = self.slots.get(value)
+        if s is None:
+            s = self.slots[value] = self.count
+            self.count += 1
+        return s
+
+    def _ins(self, values):
+        return tuple(self.slots[v] for v in values if not isinstance(v.type, TokenType))
+
+    def _outs(self, values):
+        return tuple(self.slot(v) for v in values if not isinstance(v.type, TokenType))
+
+    def steps_for(self, block) -> list:
+        steps = []
+        for op in block.ops:
+            if isinstance(op, (CreateTokenOp, func.ReturnOp, YieldOp)):
+                continue
+            if isinstance(op, DfOp):
+                steps.append(self._kernel_step(op))
+            elif isinstance(op, CondOp):
+                outs = self._outs(op.results)
+                branches = (self._region(op.then_region), self._region(op.else_region))
+                steps.append((COND, None, self._ins([op.pred]), outs, branches, _label(op)))
+            elif isinstance(op, CaseOp):
+                outs = self._outs(op.results)
+                branches = tuple(self._region(r) for r in op.branches)
+                steps.append((CASE, None, self._ins([op.index]), outs, branches, _label(op)))
+            elif isinstance(op, WhileOp):
+                steps.append(self._while_step(op))
+            else:
+                raise UnimplementedError(None, op.name, f"the graph executor cannot run "
+                                         f"'{op.name}' ({_label(op)})")
+        return steps
+
+    def _kernel_step(self, op):
+        name = op.opdef.name
+        fn = KERNELS.get(name)
+        if fn is None:
+            raise UnimplementedError(None, name, f"no kernel for '{name}' ({_label(op)})")
+        ins = self._ins(op.operands)
+        outs = self._outs(op.results)
+        attrs = op.python_attrs()
+        if len(outs) == 0:
+            return (NONE, fn, ins, (), attrs, _label(op))
+        if len(outs) == 1:  # kernels return a bare array for one result (as in eager)
+            return (ONE, fn, ins, outs[0], attrs, _label(op))
+        return (MANY, fn, ins, outs, attrs, _label(op))
+
+    def _region(self, region):
+        block = region.block
+        steps = self.steps_for(block)
+        return steps, self._ins(block.last_op.operands)
+
+    def _while_step(self, op):
+        cond_b, body_b = op.cond_region.block, op.body_region.block
+        cond_args = self._outs(cond_b.args)
+        cond_steps = self.steps_for(cond_b)
+        cond_yield = self._ins(cond_b.last_op.operands)[0]
+        body_args = self._outs(body_b.args)
+        body_steps = self.steps_for(body_b)
+        body_yields = self._ins(body_b.last_op.operands)
+        outs = self._outs(op.results)
+        attrs = (cond_steps, cond_args, cond_yield, body_steps, body_args, body_yields)
+        return (WHILE, None, self._ins(op.inits), outs, attrs, _label(op))

@@ -1,0 +1,85 @@
+"""The graph executor: runs a `Plan` (built from a df module by `lowering/executor.py`).
+
+A Plan is a flat list of steps over one array of slots. Each step is a tuple
+`(kind, fn, ins, outs, attrs, label)`: `fn` is the NumPy kernel resolved at plan time, `ins` and
+`outs` slot indices, `label` the node name and user location for error messages. Regions of
+`df.cond`/`df.case`/`df.while` are nested step lists over the same slots (values from above are
+read directly). Token values take no slot: plan order already is program order.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..ir.errors import OpError
+
+NONE, ONE, MANY, COND, CASE, WHILE = range(6)
+
+
+@dataclass
+class Plan:
+    steps: list
+    num_slots: int
+    arg_slots: tuple
+    out_slots: tuple
+    out_types: tuple     # TT per output: results are wrapped with these dtypes
+
+    def run(self, args):
+        slots = [None] * self.num_slots
+        for i, v in zip(self.arg_slots, args):
+            slots[i] = v
+        run_steps(self.steps, slots)
+        return [slots[i] for i in self.out_slots]
+
+
+def run_steps(steps, slots):
+    step = None
+    try:
+        for step in steps:
+            kind, fn, ins, outs, attrs, _ = step
+            if kind == ONE:
+                slots[outs] = fn(*[slots[i] for i in ins], **attrs)
+            elif kind == NONE:
+                fn(*[slots[i] for i in ins], **attrs)
+            elif kind == MANY:
+                for o, v in zip(outs, fn(*[slots[i] for i in ins], **attrs)):
+                    slots[o] = v
+            elif kind == COND:
+                branch = attrs[0] if bool(slots[ins[0]]) else attrs[1]
+                _run_region(branch, slots, outs)
+            elif kind == CASE:
+                i = int(slots[ins[0]])
+                branches = attrs
+                _run_region(branches[i if 0 <= i < len(branches) else -1], slots, outs)
+            else:
+                _run_while(attrs, slots, ins, outs)
+    except OpError as e:
+        if getattr(e, "_flowjit_located", False) or step is None:
+            raise
+        err = type(e)(e.node_def, e.op, f"{e.message}\n  [[node {step[5]}]]")
+        err._flowjit_located = True
+        raise err from None
+
+
+def _run_region(region, slots, outs):
+    steps, yields = region
+    run_steps(steps, slots)
+    vals = [slots[y] for y in yields]
+    for o, v in zip(outs, vals):
+        slots[o] = v
+
+
+def _run_while(attrs, slots, ins, outs):
+    cond_steps, cond_args, cond_yield, body_steps, body_args, body_yields = attrs
+    vals = [slots[i] for i in ins]
+    while True:
+        for a, v in zip(cond_args, vals):
+            slots[a] = v
+        run_steps(cond_steps, slots)
+        if not bool(slots[cond_yield]):
+            break
+        for a, v in zip(body_args, vals):
+            slots[a] = v
+        run_steps(body_steps, slots)
+        vals = [slots[y] for y in body_yields]
+    for o, v in zip(outs, vals):
+        slots[o] = v

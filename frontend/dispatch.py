@@ -52,6 +52,8 @@ def _default_dtype(value) -> D.DType:
                 kind = "i"
         elif isinstance(x, numbers.Real):
             kind = "f"
+        elif isinstance(x, (list, tuple)):  # a nested list of the wrong length
+            raise ValueError("Can't convert non-rectangular Python sequence to Tensor.")
         else:
             raise TypeError(f"Cannot convert {value!r} to a Tensor: element {x!r} of type "
                             f"{type(x).__name__} is not a number")
@@ -60,6 +62,8 @@ def _default_dtype(value) -> D.DType:
     if kind == "f":
         return D.float32
     ints = [int(x) for x in flat]
+    if ints and (max(ints) > 2**63 - 1 or min(ints) < -2**63):
+        raise ValueError("Can't convert Python sequence with out-of-range integer to Tensor.")
     if ints and (max(ints) > 2**31 - 1 or min(ints) < -2**31):
         return D.int64
     return D.int32
@@ -77,7 +81,11 @@ def _to_array(value, dt: D.DType, strict: bool):
                         f"{e}") from None
     if strict and dt.kind != "f":
         ref = np.asarray(value, dtype=object if dt.kind == "b" else np.float64)
-        if ref.shape != arr.shape or np.any(ref != arr):
+        # TF takes no Python float as an integer, and only bools as bool, whatever the value
+        refused = (lambda x: not isinstance(x, (bool, np.bool_))) if dt.kind == "b" else \
+            (lambda x: isinstance(x, float))
+        if ref.shape != arr.shape or np.any(ref != arr) or any(
+                refused(x) for x in np.asarray(value, dtype=object).ravel()):
             raise TypeError(f"Cannot convert {value!r} to EagerTensor of dtype {dt.name}")
     return arr
 
@@ -190,8 +198,10 @@ def infer_or_raise(opdef: OpDef, types, attrs: dict):
     try:
         return infer_types(opdef, types, attrs)
     except InferenceError as e:
-        raise e.error_class(None, opdef.name, describe_failure(opdef, types, attrs, str(e))) \
-            from None
+        msg = describe_failure(opdef, types, attrs, str(e))
+        if issubclass(e.error_class, errors.OpError):
+            raise e.error_class(None, opdef.name, msg) from None
+        raise e.error_class(msg) from None
 
 
 def describe_failure(opdef: OpDef, types, attrs: dict, why: str) -> str:

@@ -45,7 +45,8 @@ class TensorSpec:
     def most_specific_common_supertype(self, others):
         shape = self._shape
         for o in others:
-            if not isinstance(o, TensorSpec) or o.dtype is not self._dtype:
+            if not isinstance(o, TensorSpec) or o.dtype is not self._dtype \
+                    or o.name != self._name:
                 return None
             shape = shape.most_specific_compatible_shape(o.shape)
         return TensorSpec(shape, self._dtype, self._name)

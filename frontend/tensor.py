@@ -83,7 +83,11 @@ class Tensor:
         v = np.asarray(self._host())
         if dtype is not None and v.dtype != dtype:
             return v.astype(dtype)
-        return v.copy() if copy else v
+        if copy:
+            return v.copy()
+        v = v.view()  # read-only, as TF's: writing through it would change the tensor
+        v.flags.writeable = False
+        return v
 
     def __bool__(self):
         v = self._host()
@@ -170,10 +174,11 @@ def _shape_str(shape) -> str:
 
 
 def _numpy_repr(v) -> str:
-    if isinstance(v, np.generic) or np.ndim(v) == 0:
-        return str(np.asarray(v)[()]) if not isinstance(v, np.generic) else str(v)
-    return repr(v)
+    # TF shows a scalar as its Python value's repr (float32 0.1 -> 0.10000000149011612)
+    text = repr(np.asarray(v).item()) if np.ndim(v) == 0 else repr(v)
+    return "\n" + text if "\n" in text else text
 
 
 def _numpy_str(v) -> str:
-    return str(np.asarray(v)[()]) if np.ndim(v) == 0 else np.array2string(np.asarray(v))
+    text = str(np.asarray(v)[()]) if np.ndim(v) == 0 else np.array2string(np.asarray(v))
+    return "\n" + text if "\n" in text else text

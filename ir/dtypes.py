@@ -115,7 +115,7 @@ INTS = (int8, int16, int32, int64, uint8)
 NUMERIC = FLOATS + INTS
 
 _BY_NAME = {d.name: d for d in ALL}
-_BY_NAME.update(half=float16, double=float64, bool_=bool_)
+_BY_NAME.update(half=float16, double=float64, bool_=bool_, float=float32)  # TF: "float"
 _BY_NP = {d.np: d for d in ALL}
 _BY_PY = {float: float32, int: int32, bool: bool_}
 
@@ -141,8 +141,10 @@ def as_dtype(value) -> DType:
             raise TypeError(f"Cannot convert '{value}' to a DType; known names: "
                             f"{', '.join(sorted(_BY_NAME))}")
         return d
-    if value in _BY_PY:
+    if isinstance(value, type) and value in _BY_PY:
         return _BY_PY[value]
+    if value is None:  # np.dtype(None) would be float64
+        raise TypeError("Cannot convert None to a DType")
     try:
         return from_numpy(np.dtype(value))
     except (TypeError, ValueError):

@@ -6,6 +6,7 @@ wrapper with TF's methods.
 """
 from __future__ import annotations
 
+import operator
 from typing import Iterable
 
 
@@ -17,12 +18,13 @@ def _dim(d):
         if d is None:
             return None
     try:
-        i = int(d)
-    except (TypeError, ValueError):
-        raise TypeError(f"Dimension value must be an int or None, got {d!r}") from None
-    if i != d or i < -1:
-        raise ValueError(f"Dimension {d!r} must be a non-negative integer or None")
-    return None if i == -1 else i
+        i = operator.index(d)  # as TF: 2.0 is not a dimension
+    except TypeError:
+        raise TypeError(f"Dimension value must be integer or None or have an __index__ "
+                        f"method, got value {d!r} with type {type(d)!r}") from None
+    if i < 0:
+        raise ValueError(f"Dimension {i} must be >= 0")
+    return i
 
 
 class TensorShape:
@@ -94,7 +96,8 @@ class TensorShape:
             return other
         if other._dims is None:
             return self
-        self.assert_is_compatible_with(other)
+        if not self.is_compatible_with(other):
+            raise ValueError(f"Shapes {self} and {other} are not compatible")
         return TensorShape([a if a is not None else b for a, b in zip(self._dims, other._dims)])
 
     def most_specific_compatible_shape(self, other) -> "TensorShape":
@@ -109,6 +112,12 @@ class TensorShape:
         if self._dims is None or other._dims is None:
             return TensorShape(None)
         return TensorShape(self._dims + other._dims)
+
+    def __add__(self, other):
+        return self.concatenate(other)
+
+    def __radd__(self, other):
+        return as_shape(other).concatenate(self)
 
     def with_rank(self, rank):
         if self._dims is not None and len(self._dims) != rank:

@@ -1,9 +1,135 @@
-"""TF-named API: linalg family."""
+"""TF-named linear algebra (`tf.matmul`, `tf.tensordot`, `tf.einsum`, `tf.math.top_k`)."""
 from __future__ import annotations
 
-EXPORTS: dict = {}
-API_FOR_OP: dict = {}
+import collections
+import operator
+
+from ...ir import dtypes as D
+from ...ir.ops.linalg import canonical_einsum
+from ...ir.registry import InferenceError
+from ..dispatch import _is_tensor_like, apply, convert_pair, convert_to_tensor
 
 
-def matmul(a, b, **kw):
-    raise NotImplementedError
+def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_b=False,
+           a_is_sparse=False, b_is_sparse=False, output_type=None, grad_a=False,
+           grad_b=False, name=None):
+    """a @ b over the last two dims; leading (batch) dims broadcast. `adjoint_*` is
+    `transpose_*` for real types; `*_is_sparse` and `grad_*` are hints and ignored."""
+    if transpose_a and adjoint_a:
+        raise ValueError("matmul: only one of `transpose_a` and `adjoint_a` can be True.")
+    if transpose_b and adjoint_b:
+        raise ValueError("matmul: only one of `transpose_b` and `adjoint_b` can be True.")
+    a, b = convert_pair(a, b)
+    attrs = {"transpose_a": bool(transpose_a or adjoint_a),
+             "transpose_b": bool(transpose_b or adjoint_b),
+             "output_type": None if output_type is None else D.as_dtype(output_type)}
+    return apply("matmul", (a, b), attrs)
+
+
+def _axis_list(v, what):
+    if hasattr(v, "numpy") and hasattr(v, "dtype"):  # a constant tensor
+        v = v.numpy()
+    if hasattr(v, "tolist"):
+        v = v.tolist()
+    if isinstance(v, (list, tuple)):
+        return tuple(_index(x, what) for x in v)
+    return (_index(v, what),)
+
+
+def _index(v, what):
+    if isinstance(v, bool):
+        raise TypeError(f"tensordot: {what} must be integers, got {v!r}")
+    try:
+        return operator.index(v)
+    except TypeError:
+        raise TypeError(f"tensordot: {what} must be integers, got {v!r}") from None
+
+
+def tensordot(a, b, axes, name=None):
+    """Sum over `axes`: an int N (the last N dims of a with the first N of b) or a pair
+    `[a_axes, b_axes]` (each an int or a list, matched pairwise)."""
+    a, b = convert_pair(a, b)
+    if hasattr(axes, "numpy") and hasattr(axes, "dtype"):
+        axes = axes.numpy()
+    if hasattr(axes, "tolist"):
+        axes = axes.tolist()
+    if isinstance(axes, (list, tuple)):
+        if len(axes) != 2:
+            raise ValueError(f"tensordot: `axes` must be an integer or have length 2. "
+                             f"Received {axes}.")
+        a_axes, b_axes = _axis_list(axes[0], "axes"), _axis_list(axes[1], "axes")
+        if len(a_axes) != len(b_axes):
+            raise ValueError(f"tensordot: Different number of contraction axes `a` and `b`, "
+                             f"{len(a_axes)} != {len(b_axes)}.")
+    else:
+        n = _index(axes, "axes")
+        if n < 0:
+            raise ValueError(f"tensordot: `axes` must be at least 0. Received: {n}.")
+        rank = a.shape.rank
+        if rank is not None and n > rank:
+            raise ValueError(f"tensordot: `axes` must not be larger than the number of "
+                             f"dimensions of tensor a (rank {rank}). Received {n}.")
+        rank_b = b.shape.rank
+        if rank_b is not None and n > rank_b:
+            raise ValueError(f"tensordot: `axes` must not be larger than the number of "
+                             f"dimensions of tensor b (rank {rank_b}). Received {n}.")
+        # Negative a_axes mean "the last n" even while a's rank is unknown.
+        a_axes, b_axes = tuple(range(-n, 0)), tuple(range(n))
+    return apply("tensordot", (a, b), {"a_axes": a_axes, "b_axes": b_axes})
+
+
+def einsum(equation, *inputs, **kwargs):
+    """Einstein summation, e.g. `einsum("bij,bjk->bik", x, y)`. Without "->" the output is
+    NumPy's implicit one: the labels used once, sorted (after "..." if any input has it)."""
+    if not isinstance(equation, str):
+        raise TypeError(f"einsum: the equation must be a string, got {equation!r}")
+    kwargs.pop("name", None)
+    kwargs.pop("optimize", None)  # TF's contraction-order hint; NumPy picks its own order
+    if kwargs:
+        raise TypeError(f"einsum: unexpected keyword arguments {sorted(kwargs)}")
+    try:
+        eq = canonical_einsum(equation)
+    except InferenceError as e:
+        raise ValueError(f"einsum: {e}") from None
+    n_terms = eq.split("->")[0].count(",") + 1
+    if len(inputs) == 1 and isinstance(inputs[0], (list, tuple)) and n_terms > 1 \
+            and len(inputs[0]) == n_terms:
+        inputs = tuple(inputs[0])  # einsum(eq, [x, y])
+    if not inputs:
+        raise ValueError(f"einsum: no inputs given for equation {equation!r}")
+    # Non-tensor operands take the first tensor operand's dtype (TF's rule for Python values).
+    first = next((x for x in inputs if _is_tensor_like(x)), None)
+    dt = convert_to_tensor(first).dtype if first is not None else None
+    ts = tuple(convert_to_tensor(x) if _is_tensor_like(x) else convert_to_tensor(x, dtype=dt)
+               for x in inputs)
+    return apply("einsum", ts, {"equation": eq})
+
+
+TopKV2 = collections.namedtuple("TopKV2", ["values", "indices"])
+
+
+def top_k(input, k=1, sorted=True, index_type=D.int32, name=None):  # noqa: A002
+    """The `k` largest entries of the last axis, largest first, and their indices (the lower
+    index first among equal values; NaN counts as largest). Returns `(values, indices)`."""
+    x = convert_to_tensor(input)
+    if hasattr(k, "numpy") and hasattr(k, "dtype"):
+        k = k.numpy()
+    if isinstance(k, bool):
+        raise TypeError(f"top_k: k must be an integer, got {k!r}")
+    try:
+        k = operator.index(k)
+    except TypeError:
+        raise TypeError(f"top_k: k must be an integer, got {k!r}") from None
+    values, indices = apply("top_k", (x,), {"k": k, "sorted": bool(sorted),
+                                            "index_type": D.as_dtype(index_type)})
+    return TopKV2(values, indices)
+
+
+EXPORTS = {
+    "": ["matmul", "tensordot", "einsum"],
+    "linalg": ["matmul", "tensordot", "einsum"],
+    "math": ["top_k"],
+    "nn": ["top_k"],
+}
+API_FOR_OP = {"matmul": "matmul", "tensordot": "tensordot", "einsum": "einsum",
+              "top_k": "math.top_k"}

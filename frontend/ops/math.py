@@ -1,6 +1,8 @@
 """TF-named elementwise math API (`tf.add`, `tf.math.sqrt`, ...)."""
 from __future__ import annotations
 
+import numpy as np
+
 from ...ir import dtypes as D
 from ..dispatch import apply, convert_pair, convert_to_tensor
 
@@ -81,8 +83,14 @@ _TRUEDIV_TARGET = {D.int8: D.float32, D.int16: D.float32, D.uint8: D.float32,
 def truediv(x, y, name=None):
     """x / y; integers are first cast to float (int8/16 -> float32, int32/64 -> float64)."""
     x, y = convert_pair(x, y)
+    # TF checks dtypes here, before choosing the cast, and so raises TypeError.
+    if x.dtype != y.dtype:
+        raise TypeError(f"truediv: `x` and `y` must have the same dtype, got {x.dtype.name} "
+                        f"!= {y.dtype.name}.")
+    if x.dtype.is_bool:
+        raise TypeError("truediv: Invalid dtype bool; x / y needs a numeric dtype.")
     target = _TRUEDIV_TARGET.get(x.dtype)
-    if target is not None and x.dtype == y.dtype:
+    if target is not None:
         x, y = cast(x, target), cast(y, target)
     return apply("div", (x, y))
 
@@ -99,12 +107,37 @@ def cast(x, dtype, name=None):
     return apply("cast", (x,), {"dtype": dt})
 
 
+def _py_number(v, dt: D.DType):
+    return float(v) if dt.is_floating else int(v)
+
+
+def _inner_bound(bound, src: D.DType, up: bool):
+    """`bound` as a value of dtype `src`, rounded toward the inside of the range when `src`
+    cannot hold it exactly (float32 has no 2**31 - 1: the clamp must use 2147483520, as
+    2**31 would overflow the int32 cast)."""
+    v = src.np.type(bound)
+    if src.is_floating:
+        step_to = src.np.type(np.inf if up else -np.inf)
+        while (float(v) < bound) if up else (float(v) > bound):
+            v = np.nextafter(v, step_to)
+    return v
+
+
 def saturate_cast(value, dtype, name=None):
-    """Cast that clamps to the target's range first."""
+    """Cast that first clamps to the values both dtypes can hold (+-inf and out-of-range
+    values saturate; NaN casts as `cast` does)."""
     value = convert_to_tensor(value)
     dt = D.as_dtype(dtype)
-    if value.dtype.is_floating and dt.is_integer:
-        value = clip_by_value(value, float(dt.min), float(dt.max))
+    src = value.dtype
+    if src is dt or src.is_bool or dt.is_bool:
+        return cast(value, dt)
+    src_lo, src_hi = _py_number(src.min, src), _py_number(src.max, src)
+    lo = max(src_lo, _py_number(dt.min, dt))
+    hi = min(src_hi, _py_number(dt.max, dt))
+    # Infinities have no integer value, so a float source always needs the clamp there.
+    if lo > src_lo or hi < src_hi or (src.is_floating and dt.is_integer):
+        value = clip_by_value(value, _inner_bound(lo, src, up=True),
+                              _inner_bound(hi, src, up=False))
     return cast(value, dt)
 
 

@@ -1,5 +1,492 @@
-"""TF-named API: nn family."""
+"""TF-named API: nn family (`tf.nn.relu`, `tf.nn.conv2d`, `tf.nn.softmax`, ...).
+
+Activations, softmax, the softmax cross entropies, bias_add, l2_loss, convolutions and
+pooling are primitives. silu, sigmoid_cross_entropy_with_logits, batch_normalization,
+moments, l2_normalize and dropout are compositions, as in TF; the last three use the reduce
+and random APIs, imported when called.
+
+Window arguments follow TF's rules: `strides`, `dilations` and `ksize` are an int, or a list
+of 1, N (one per spatial dim) or N+2 (layout order, 1 for batch and channels) ints; they
+reach the ops as one int per spatial dim. A padding list holds one [before, after] pair per
+dim in layout order and becomes padding="EXPLICIT" plus the spatial pairs, flattened.
+"""
 from __future__ import annotations
 
-EXPORTS: dict = {}
-API_FOR_OP: dict = {}
+import numbers
+
+from ...ir import dtypes as D
+from ...ir import errors
+from ...ir.ops.nn import CONV_FORMATS, POOL_FORMATS, spatial_axes
+from ..dispatch import apply, convert_pair, convert_to_tensor
+from ..tensor import Tensor
+from . import math as _math
+
+
+def _dims(t):
+    """Static dims of a tensor (None entries unknown), or None for unknown rank."""
+    return t.shape.dims
+
+
+# --- activations --------------------------------------------------------------------------
+def relu(features, name=None):
+    """max(features, 0)."""
+    return apply("relu", (convert_to_tensor(features),))
+
+
+def relu6(features, name=None):
+    """min(max(features, 0), 6)."""
+    return apply("relu6", (convert_to_tensor(features),))
+
+
+def leaky_relu(features, alpha=0.2, name=None):
+    """features if features > 0 else alpha * features; integers are first cast to float32."""
+    x = convert_to_tensor(features)
+    if x.dtype.is_integer:
+        x = _math.cast(x, D.float32)
+    return apply("leaky_relu", (x,), {"alpha": float(alpha)})
+
+
+def elu(features, name=None):
+    """features if > 0 else exp(features) - 1."""
+    return apply("elu", (convert_to_tensor(features),))
+
+
+def selu(features, name=None):
+    """scale * elu-like(features) with the self-normalizing constants."""
+    return apply("selu", (convert_to_tensor(features),))
+
+
+def gelu(features, approximate=False, name=None):
+    """features * Phi(features); `approximate` uses the tanh formula."""
+    x = convert_to_tensor(features)
+    if not x.dtype.is_floating:
+        raise ValueError(f"gelu: `features.dtype` must be a floating point tensor. "
+                         f"Received: features.dtype={x.dtype}")
+    return apply("gelu", (x,), {"approximate": bool(approximate)})
+
+
+def silu(features, beta=1.0, name=None):
+    """features * sigmoid(beta * features) (a.k.a. swish)."""
+    x = convert_to_tensor(features)
+    if not x.dtype.is_floating:
+        raise errors.InvalidArgumentError(
+            None, None, f"silu: features must be a floating point tensor, got {x.dtype.name}")
+    if isinstance(beta, numbers.Real) and float(beta) == 1.0:
+        return _math.multiply(x, _math.sigmoid(x))
+    return _math.multiply(x, _math.sigmoid(_math.multiply(beta, x)))
+
+
+swish = silu
+
+
+def softmax(logits, axis=None, name=None):
+    """exp(logits) / sum(exp(logits)) along `axis` (default: the last)."""
+    return apply("softmax", (convert_to_tensor(logits),), {"axis": -1 if axis is None
+                                                           else int(axis)})
+
+
+def log_softmax(logits, axis=None, name=None):
+    """logits - log(sum(exp(logits))) along `axis` (default: the last)."""
+    return apply("log_softmax", (convert_to_tensor(logits),), {"axis": -1 if axis is None
+                                                               else int(axis)})
+
+
+# --- losses -------------------------------------------------------------------------------
+def _require_xent_args(opname, labels, logits):
+    if labels is None or logits is None:
+        raise ValueError(f"{opname}: Both `labels` and `logits` must be provided. "
+                         f"Received: labels={labels!r} and logits={logits!r}")
+
+
+def sparse_softmax_cross_entropy_with_logits(labels, logits, name=None):
+    """-log(softmax(logits)[labels]) per example; labels are int32/int64 class indices of
+    shape logits.shape[:-1]. A label outside [0, num_classes) raises InvalidArgumentError."""
+    opname = "sparse_softmax_cross_entropy_with_logits"
+    _require_xent_args(opname, labels, logits)
+    logits = convert_to_tensor(logits)
+    labels = convert_to_tensor(labels)
+    ld, gd = _dims(labels), _dims(logits)
+    if gd is not None and len(gd) == 0:
+        raise ValueError(f"{opname}: `logits` cannot be a scalar. Received logits={logits!r}")
+    if ld is not None and gd is not None:
+        if len(ld) != len(gd) - 1:
+            raise ValueError(f"{opname}: `labels.shape.rank` must equal `logits.shape.rank - "
+                             f"1`. Received: labels.shape={tuple(ld)} of rank {len(ld)} and "
+                             f"logits.shape={tuple(gd)} of rank {len(gd)}")
+        if any(a is not None and b is not None and a != b for a, b in zip(ld, gd)):
+            raise ValueError(f"{opname}: `labels.shape` must equal `logits.shape` except for "
+                             f"the last dimension. Received: labels.shape={tuple(ld)} and "
+                             f"logits.shape={tuple(gd)}")
+    return apply(opname, (logits, labels))
+
+
+def softmax_cross_entropy_with_logits(labels, logits, axis=-1, name=None):
+    """sum(-labels * log_softmax(logits)) along `axis`; labels are cast to the logits' type
+    (as TF does) and broadcast against them."""
+    opname = "softmax_cross_entropy_with_logits"
+    _require_xent_args(opname, labels, logits)
+    logits = convert_to_tensor(logits)
+    labels = convert_to_tensor(labels, dtype_hint=logits.dtype)
+    if labels.dtype != logits.dtype:
+        labels = _math.cast(labels, logits.dtype)
+    return apply(opname, (logits, labels), {"axis": -1 if axis is None else int(axis)})
+
+
+def sigmoid_cross_entropy_with_logits(labels=None, logits=None, name=None):
+    """Elementwise logistic loss in TF's overflow-free form:
+    max(x, 0) - x * z + log(1 + exp(-|x|)) for logits x and labels z."""
+    opname = "sigmoid_cross_entropy_with_logits"
+    _require_xent_args(opname, labels, logits)
+    logits, labels = convert_pair(logits, labels)
+    if not logits.dtype.is_floating or labels.dtype != logits.dtype:
+        raise errors.InvalidArgumentError(
+            None, None, f"{opname}: logits and labels must be floating point tensors of the "
+            f"same type, got {logits.dtype.name} and {labels.dtype.name}")
+    a, b = _dims(logits), _dims(labels)
+    if a is not None and b is not None and (len(a) != len(b) or any(
+            x is not None and y is not None and x != y for x, y in zip(a, b))):
+        raise ValueError(f"{opname}: `logits` and `labels` must have the same shape, "
+                         f"received ({tuple(a)} vs {tuple(b)}).")
+    soft = _math.log1p(_math.exp(_math.negative(_math.abs(logits))))
+    return _math.add(_math.subtract(relu(logits), _math.multiply(logits, labels)), soft)
+
+
+def l2_loss(t, name=None):
+    """sum(t ** 2) / 2, a scalar."""
+    return apply("l2_loss", (convert_to_tensor(t),))
+
+
+# --- normalization ------------------------------------------------------------------------
+def moments(x, axes, shift=None, keepdims=False, name=None):
+    """(mean, variance) over `axes`; float16 is computed in float32 (as TF). `shift` is
+    accepted and unused, as in TF 2."""
+    from . import reduce as _reduce
+    x = convert_to_tensor(x)
+    _check_axes("moments", x, axes)
+    y = _math.cast(x, D.float32) if x.dtype == D.float16 else x
+    mean = _reduce.reduce_mean(y, axes, keepdims=True)
+    # No stop_gradient needed: d(variance)/d(mean) is identically zero at the mean.
+    variance = _reduce.reduce_mean(_math.squared_difference(y, mean), axes,
+                                   keepdims=bool(keepdims))
+    if not keepdims:
+        mean = _reduce.reduce_sum(mean, axes)  # drops the size-1 axes exactly (a squeeze)
+    if x.dtype == D.float16:
+        return _math.cast(mean, D.float16), _math.cast(variance, D.float16)
+    return mean, variance
+
+
+def batch_normalization(x, mean, variance, offset, scale, variance_epsilon, name=None):
+    """(x - mean) * scale / sqrt(variance + epsilon) + offset, composed as TF does."""
+    x = convert_to_tensor(x)
+    inv = _math.rsqrt(_math.add(variance, variance_epsilon))
+    if scale is not None:
+        inv = _math.multiply(inv, scale)
+    shift = _math.negative(_math.multiply(mean, inv)) if offset is None else \
+        _math.subtract(offset, _math.multiply(mean, inv))
+    return _math.add(_math.multiply(x, _math.cast(inv, x.dtype)), _math.cast(shift, x.dtype))
+
+
+def l2_normalize(x, axis=None, epsilon=1e-12, name=None, dim=None):
+    """x / sqrt(max(sum(x ** 2, axis), epsilon))."""
+    from . import reduce as _reduce
+    if dim is not None:
+        if axis is not None:
+            raise ValueError("l2_normalize: cannot specify both 'axis' and 'dim'")
+        axis = dim
+    x = convert_to_tensor(x)
+    if not x.dtype.is_floating:
+        raise TypeError(f"l2_normalize: x must be a floating point tensor (epsilon {epsilon} "
+                        f"cannot be converted to {x.dtype.name})")
+    _check_axes("l2_normalize", x, axis)
+    square_sum = _reduce.reduce_sum(_math.square(x), axis, keepdims=True)
+    return _math.multiply(x, _math.rsqrt(_math.maximum(square_sum, epsilon)))
+
+
+def _check_axes(opname, x, axes):
+    """Name the API in the error for an out-of-range axis (the reduction would name itself)."""
+    rank = x.shape.rank
+    if rank is None or axes is None or isinstance(axes, Tensor):
+        return
+    for a in ([axes] if _is_int(axes) else axes):
+        if _is_int(a) and not -rank <= a < rank:
+            raise errors.InvalidArgumentError(
+                None, None, f"{opname}: Invalid reduction dimension {a} for input with {rank} "
+                f"dimensions")
+
+
+def dropout(x, rate, noise_shape=None, seed=None, name=None):
+    """Zero each element with probability `rate` and scale the rest by 1 / (1 - rate)."""
+    x = convert_to_tensor(x)
+    if not x.dtype.is_floating:
+        raise ValueError(f"dropout: `x.dtype` must be a floating point tensor as `x` will be "
+                         f"scaled. Received: x_dtype={x.dtype}")
+    if isinstance(rate, numbers.Real):
+        if not 0 <= rate < 1:
+            raise ValueError(f"dropout: `rate` must be a scalar tensor or a float in the range "
+                             f"[0, 1). Received: rate={rate}")
+        if rate == 0:
+            return x
+        kept = _math.multiply(x, 1 / (1 - float(rate)))
+        rate = float(rate)
+    elif isinstance(rate, Tensor) or hasattr(rate, "_as_tensor"):
+        rate = convert_to_tensor(rate)
+        if rate.shape.rank != 0:
+            raise ValueError(f"dropout: `rate` must be a scalar tensor, got shape {rate.shape}")
+        if rate.dtype != x.dtype:
+            raise ValueError(f"dropout: `x.dtype` must be compatible with `rate.dtype`. "
+                             f"Received: x.dtype={x.dtype} and rate.dtype={rate.dtype}")
+        kept = _math.divide(x, _math.subtract(1, rate))
+    else:
+        raise ValueError(f"dropout: `rate` must be a scalar or scalar tensor. "
+                         f"Received: rate={rate!r}")
+    shape = _noise_shape(x, noise_shape)
+    from . import random as _random
+    keep = _math.greater_equal(_random.uniform(shape, seed=seed, dtype=x.dtype), rate)
+    return _math.where(keep, kept, 0)
+
+
+def _noise_shape(x, noise_shape):
+    """The random mask's shape: x's static shape, or `noise_shape` with its None entries
+    taken from x (TF's rule)."""
+    dims = _dims(x)
+    if noise_shape is None:
+        if dims is None or None in dims:
+            raise ValueError(f"dropout: needs a static shape for the random mask; x has "
+                             f"shape {x.shape}. Pass noise_shape.")
+        return list(dims)
+    if isinstance(noise_shape, Tensor):
+        noise_shape = noise_shape.numpy().tolist()
+    shape = [None if d is None else int(d) for d in noise_shape]
+    if dims is not None and len(dims) == len(shape):
+        shape = [d if s is None else s for s, d in zip(shape, dims)]
+    if None in shape:
+        raise ValueError(f"dropout: noise_shape {noise_shape} has unknown dimensions")
+    if dims is not None:
+        for n, d in zip(reversed(shape), reversed(dims)):
+            if n != 1 and d is not None and d != 1 and n != d:
+                raise errors.InvalidArgumentError(
+                    None, None, f"dropout: noise_shape {shape} is not broadcastable to the "
+                    f"shape of x {list(dims)}")
+    return shape
+
+
+# --- window arguments ---------------------------------------------------------------------
+def _is_int(v):
+    return isinstance(v, numbers.Integral) and not isinstance(v, bool)
+
+
+def _window_arg(value, layout, what, opname):
+    """TF's int-or-list rule for strides/dilations/ksize, as one int per spatial dim."""
+    n = len(layout) - 2
+    vals = [value] if _is_int(value) else value
+    if isinstance(vals, Tensor):
+        vals = vals.numpy().tolist()
+    if not isinstance(vals, (list, tuple)):
+        raise TypeError(f"{opname}: Expected int or list of ints for argument '{what}', "
+                        f"not {value!r}.")
+    for v in vals:
+        if not _is_int(v):
+            raise TypeError(f"{opname}: Expected int for argument '{what}' not {v!r}.")
+    vals = [int(v) for v in vals]
+    if len(vals) == 1:
+        return tuple(vals) * n
+    if len(vals) == n:
+        return tuple(vals)
+    if len(vals) == n + 2:
+        sp, ch = spatial_axes(layout, n + 2)
+        if vals[0] != 1 or vals[ch] != 1:
+            raise errors.UnimplementedError(
+                None, None, f"{opname}: Current implementation does not yet support {what} in "
+                f"the batch and depth dimensions. Received: {what}={vals}")
+        return tuple(vals[a] for a in sp)
+    sizes = ", ".join(str(s) for s in sorted({1, n, n + 2}))
+    raise ValueError(f"{opname}: {what} should be of length {sizes}. Received: {what}={vals} "
+                     f"of length {len(vals)}")
+
+
+def _padding_arg(padding, layout, opname, explicit_ok=True):
+    """(padding string, flattened spatial explicit pads)."""
+    if isinstance(padding, str):
+        if padding == "EXPLICIT":
+            raise ValueError(f"{opname}: 'EXPLICIT' is not a valid value for `padding`. To use "
+                             f"explicit padding, `padding` must be a list.")
+        return padding, ()  # the op's inference rejects unknown strings, as TF's op does
+    if not explicit_ok or not isinstance(padding, (list, tuple)):
+        raise TypeError(f"{opname}: Expected string for argument 'padding' not {padding!r}.")
+    if len(padding) != len(layout):
+        raise ValueError(f"{opname}: When padding is a list, it must be of size {len(layout)}. "
+                         f"Received: padding={padding} of size {len(padding)}")
+    pairs = []
+    for i, p in enumerate(padding):
+        if not isinstance(p, (list, tuple)) or len(p) != 2 or not all(_is_int(v) for v in p):
+            raise ValueError(f"{opname}: When `padding` is a list, each element of `padding` "
+                             f"must be a list/tuple of two ints. Received: padding={padding} "
+                             f"with element at index {i} = {p!r}")
+        pairs.append((int(p[0]), int(p[1])))
+    sp, ch = spatial_axes(layout, len(layout))
+    if pairs[0] != (0, 0) or pairs[ch] != (0, 0):
+        raise errors.InvalidArgumentError(
+            None, None, f"{opname}: Nonzero explicit padding in the batch or depth dimensions "
+            f"is not supported. Received: padding={padding}")
+    return "EXPLICIT", tuple(v for a in sp for v in pairs[a])
+
+
+def _conv_attrs(opname, strides, padding, data_format, dilations):
+    fmt = "NHWC" if data_format is None else data_format
+    layout = fmt if fmt in CONV_FORMATS else "NHWC"  # a bad format is the op's error to raise
+    pad, explicit = _padding_arg(padding, layout, opname)
+    return {"strides": _window_arg(strides, layout, "strides", opname), "padding": pad,
+            "explicit_paddings": explicit, "data_format": fmt,
+            "dilations": _window_arg(1 if dilations is None else dilations, layout,
+                                     "dilations", opname)}
+
+
+# --- bias, convolution --------------------------------------------------------------------
+def bias_add(value, bias, data_format=None, name=None):
+    """value + bias, bias 1-D along the channel axis: last for None or `N...C`, axis 1 for
+    `NC...`."""
+    if data_format is None:
+        fmt = "NHWC"
+    elif isinstance(data_format, str) and data_format.startswith("NC"):
+        fmt = "NCHW"
+    elif isinstance(data_format, str) and data_format.startswith("N") and \
+            data_format.endswith("C"):
+        fmt = "NHWC"
+    else:
+        raise ValueError(f"bias_add: `data_format` must be of the form `N...C` or `NC...`. "
+                         f"Received: data_format={data_format}")
+    value, bias = convert_pair(value, bias)
+    return apply("bias_add", (value, bias), {"data_format": fmt})
+
+
+def conv2d(input, filters, strides, padding, data_format="NHWC", dilations=None,  # noqa: A002
+           name=None):
+    """2-D cross-correlation of `input` [batch..., H, W, C] (or [batch..., C, H, W] for
+    "NCHW") with `filters` [kh, kw, C / groups, out_channels]."""
+    x, f = convert_pair(input, filters)
+    return apply("conv2d", (x, f), _conv_attrs("conv2d", strides, padding, data_format,
+                                               dilations))
+
+
+def depthwise_conv2d(input, filter, strides, padding, data_format=None,  # noqa: A002
+                     dilations=None, name=None):
+    """Each input channel convolved with its own `channel_multiplier` filters
+    ([kh, kw, C, multiplier]); output channel c * multiplier + m."""
+    opname = "depthwise_conv2d"
+    x, f = convert_pair(input, filter)
+    attrs = _conv_attrs(opname, strides, padding, data_format, dilations)
+    if max(attrs["dilations"]) > 1 and max(attrs["strides"]) > 1:
+        raise ValueError(f"{opname}: strides must be 1 when the dilation rate is greater than "
+                         f"1. Received: strides={strides} and dilations={dilations}")
+    return apply(opname, (x, f), attrs)
+
+
+def conv2d_transpose(input, filters, output_shape, strides, padding="SAME",  # noqa: A002
+                     data_format="NHWC", dilations=None, name=None):
+    """The transpose (input gradient) of conv2d: `filters` are [kh, kw, out_channels,
+    in_channels] and the result has the static `output_shape`."""
+    opname = "conv2d_transpose"
+    x, f = convert_pair(input, filters)
+    attrs = _conv_attrs(opname, strides, padding, data_format, dilations)
+    shape = output_shape.numpy().tolist() if isinstance(output_shape, Tensor) else output_shape
+    if not isinstance(shape, (list, tuple)) or not all(_is_int(d) for d in shape):
+        raise TypeError(f"{opname}: output_shape must be a static list of ints, got "
+                        f"{output_shape!r}")
+    shape = [int(d) for d in shape]
+    if len(shape) == 2:  # spatial sizes only: batch and channels follow input and filters
+        xd, fd = _dims(x), _dims(f)
+        sp, ch = spatial_axes(attrs["data_format"] if attrs["data_format"] in CONV_FORMATS
+                              else "NHWC", 4)
+        full = [xd[0] if xd else None, 0, 0, 0]
+        full[ch] = fd[2] if fd else None
+        for a, s in zip(sp, shape):
+            full[a] = s
+        shape = full
+    elif len(shape) != 4:
+        raise errors.InvalidArgumentError(
+            None, None, f"{opname}: output_shape must contain 4 values or 2 values, but got "
+            f"{len(shape)}: {shape}")
+    attrs = {"output_shape": tuple(shape), **attrs}
+    return apply(opname, (x, f), attrs)
+
+
+# --- pooling ------------------------------------------------------------------------------
+_DEFAULT_POOL_FORMAT = {1: "NWC", 2: "NHWC", 3: "NDHWC"}
+
+
+def _pool(opname, api, input, ksize, strides, padding, data_format, n):  # noqa: A002
+    x = convert_to_tensor(input)
+    if n is None:  # max_pool / avg_pool: the rank decides
+        dims = _dims(x)
+        if data_format is not None:
+            n = len(data_format) - 2
+        elif dims is None or not 3 <= len(dims) <= 5:
+            raise ValueError(f"{api}: `input` must have a static rank of 3, 4 or 5 (or pass "
+                             f"data_format). Received: input.shape={x.shape}")
+        else:
+            n = len(dims) - 2
+    fmt = _DEFAULT_POOL_FORMAT.get(n, "NHWC") if data_format is None else data_format
+    layout = fmt if fmt in POOL_FORMATS else _DEFAULT_POOL_FORMAT.get(n, "NHWC")
+    pad, explicit = _padding_arg(padding, layout, api, explicit_ok=opname == "max_pool")
+    return apply(opname, (x,), {"ksize": _window_arg(ksize, layout, "ksize", api),
+                                "strides": _window_arg(strides, layout, "strides", api),
+                                "padding": pad, "explicit_paddings": explicit,
+                                "data_format": fmt})
+
+
+def max_pool(input, ksize, strides, padding, data_format=None, name=None):  # noqa: A002
+    """Max pooling over 1, 2 or 3 spatial dims (from the input's rank)."""
+    return _pool("max_pool", "max_pool", input, ksize, strides, padding, data_format, None)
+
+
+def max_pool1d(input, ksize, strides, padding, data_format="NWC", name=None):  # noqa: A002
+    return _pool("max_pool", "max_pool1d", input, ksize, strides, padding, data_format, 1)
+
+
+def max_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None):  # noqa: A002
+    """Max over each window; padding never wins and NaN is skipped (TF's CPU behavior)."""
+    return _pool("max_pool", "max_pool2d", input, ksize, strides, padding, data_format, 2)
+
+
+def max_pool3d(input, ksize, strides, padding, data_format="NDHWC", name=None):  # noqa: A002
+    return _pool("max_pool", "max_pool3d", input, ksize, strides, padding, data_format, 3)
+
+
+def avg_pool(input, ksize, strides, padding, data_format=None, name=None):  # noqa: A002
+    """Average pooling over 1, 2 or 3 spatial dims (from the input's rank)."""
+    return _pool("avg_pool", "avg_pool", input, ksize, strides, padding, data_format, None)
+
+
+def avg_pool1d(input, ksize, strides, padding, data_format="NWC", name=None):  # noqa: A002
+    return _pool("avg_pool", "avg_pool1d", input, ksize, strides, padding, data_format, 1)
+
+
+def avg_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None):  # noqa: A002
+    """Mean over each window; with SAME padding only elements inside the input count."""
+    return _pool("avg_pool", "avg_pool2d", input, ksize, strides, padding, data_format, 2)
+
+
+def avg_pool3d(input, ksize, strides, padding, data_format="NDHWC", name=None):  # noqa: A002
+    return _pool("avg_pool", "avg_pool3d", input, ksize, strides, padding, data_format, 3)
+
+
+EXPORTS = {
+    "": [],
+    "math": ["softmax", "log_softmax", "l2_normalize"],
+    "nn": ["relu", "relu6", "leaky_relu", "elu", "selu", "gelu", "silu", "swish", "softmax",
+           "log_softmax", "bias_add", "conv2d", "depthwise_conv2d", "conv2d_transpose",
+           "max_pool", "max_pool1d", "max_pool2d", "max_pool3d", "avg_pool", "avg_pool1d",
+           "avg_pool2d", "avg_pool3d", "sparse_softmax_cross_entropy_with_logits",
+           "softmax_cross_entropy_with_logits", "sigmoid_cross_entropy_with_logits",
+           "l2_loss", "moments", "batch_normalization", "dropout", "l2_normalize"],
+}
+API_FOR_OP = {
+    "relu": "nn.relu", "relu6": "nn.relu6", "leaky_relu": "nn.leaky_relu", "elu": "nn.elu",
+    "selu": "nn.selu", "gelu": "nn.gelu", "softmax": "nn.softmax",
+    "log_softmax": "nn.log_softmax", "bias_add": "nn.bias_add", "conv2d": "nn.conv2d",
+    "depthwise_conv2d": "nn.depthwise_conv2d", "conv2d_transpose": "nn.conv2d_transpose",
+    "max_pool": "nn.max_pool2d", "avg_pool": "nn.avg_pool2d",
+    "sparse_softmax_cross_entropy_with_logits": "nn.sparse_softmax_cross_entropy_with_logits",
+    "softmax_cross_entropy_with_logits": "nn.softmax_cross_entropy_with_logits",
+    "l2_loss": "nn.l2_loss",
+}

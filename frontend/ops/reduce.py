@@ -1,5 +1,134 @@
-"""TF-named API: reduce family."""
+"""TF-named reductions (`tf.reduce_sum`, `tf.math.argmax`, `tf.math.cumsum`, ...)."""
 from __future__ import annotations
 
-EXPORTS: dict = {}
-API_FOR_OP: dict = {}
+import operator
+
+from ...ir import dtypes as D
+from ...ir.errors import InvalidArgumentError
+from ..dispatch import apply, convert_to_tensor
+from . import math as _m
+
+
+def _int(v, opname, what="axis"):
+    if isinstance(v, bool) or getattr(getattr(v, "dtype", None), "is_integer", True) is False:
+        raise TypeError(f"{opname}: {what} must be an integer or a list of integers, got {v!r}")
+    try:
+        return operator.index(v)
+    except TypeError:
+        raise TypeError(f"{opname}: {what} must be an integer or a list of integers, got "
+                        f"{v!r}") from None
+
+
+def _axes(axis, opname):
+    """A reduction's `axis` argument as the op attribute: None (all axes) or a tuple of ints.
+    An axis given as a tensor must be a constant: its value is read here."""
+    if axis is None:
+        return None
+    if hasattr(axis, "numpy") and hasattr(axis, "dtype"):
+        if not axis.dtype.is_integer:
+            raise TypeError(f"{opname}: axis must be an integer tensor, got {axis.dtype.name}")
+        axis = axis.numpy()
+    if hasattr(axis, "tolist"):  # NumPy arrays and scalars
+        axis = axis.tolist()
+    if isinstance(axis, (list, tuple)):
+        return tuple(_int(a, opname) for a in axis)
+    return (_int(axis, opname),)
+
+
+def _reduction(opname, doc):
+    def fn(input_tensor, axis=None, keepdims=False, name=None):
+        x = convert_to_tensor(input_tensor)
+        return apply(opname, (x,), {"axis": _axes(axis, opname), "keepdims": bool(keepdims)})
+    fn.__name__ = opname
+    fn.__doc__ = doc
+    return fn
+
+
+reduce_sum = _reduction("reduce_sum", "Sum over `axis` (all axes when None); ints wrap.")
+reduce_mean = _reduction("reduce_mean", "Mean over `axis`; integer means truncate toward 0.")
+reduce_prod = _reduction("reduce_prod", "Product over `axis`; 1 for an empty axis.")
+reduce_max = _reduction("reduce_max", "Maximum over `axis`; NaN propagates; the lowest value "
+                                      "(-inf for floats) for an empty axis.")
+reduce_min = _reduction("reduce_min", "Minimum over `axis`; NaN propagates; the highest value "
+                                      "(+inf for floats) for an empty axis.")
+reduce_any = _reduction("reduce_any", "Logical OR over `axis` of a bool tensor.")
+reduce_all = _reduction("reduce_all", "Logical AND over `axis` of a bool tensor.")
+
+
+def reduce_logsumexp(input_tensor, axis=None, keepdims=False, name=None):
+    """log(sum(exp(x))) over `axis`, computed as max + log(sum(exp(x - max))) so large inputs
+    do not overflow. An infinite max is not subtracted (inf - inf would be NaN); an empty
+    axis gives -inf."""
+    x = convert_to_tensor(input_tensor)
+    if not x.dtype.is_floating:
+        raise InvalidArgumentError(None, "reduce_logsumexp",
+                                   f"reduce_logsumexp: input must be a floating-point tensor, "
+                                   f"got {x.dtype.name}")
+    ax = _axes(axis, "reduce_logsumexp")
+    raw_max = apply("reduce_max", (x,), {"axis": ax, "keepdims": True})
+    shift = _m.where(_m.is_finite(raw_max), raw_max, convert_to_tensor(0, dtype=x.dtype))
+    total = apply("reduce_sum", (_m.exp(_m.subtract(x, shift)),),
+                  {"axis": ax, "keepdims": bool(keepdims)})
+    if not keepdims:
+        # Summing over the reduced axes (all of size 1) drops them without a reshape.
+        shift = apply("reduce_sum", (shift,), {"axis": ax, "keepdims": False})
+    return _m.add(_m.log(total), shift)
+
+
+def _arg_reduction(opname, doc):
+    def fn(input, axis=None, output_type=D.int64, name=None):  # noqa: A002  (TF's name)
+        x = convert_to_tensor(input)
+        if axis is None:
+            axis = 0
+        elif hasattr(axis, "numpy") and hasattr(axis, "dtype"):
+            if not axis.dtype.is_integer or axis.shape.rank != 0:
+                raise TypeError(f"{opname}: axis must be int or Tensor with integer datatype")
+            axis = axis.numpy().tolist()
+        elif isinstance(axis, (list, tuple)):
+            raise TypeError(f"{opname}: axis must be int or Tensor with integer datatype, got "
+                            f"{axis!r}")
+        return apply(opname, (x,), {"axis": _int(axis, opname),
+                                    "output_type": D.as_dtype(output_type)})
+    fn.__name__ = opname
+    fn.__doc__ = doc
+    return fn
+
+
+argmax = _arg_reduction("argmax", "Index of the largest value along `axis` (0 when None); "
+                                  "ties give the first index and NaN is skipped.")
+argmin = _arg_reduction("argmin", "Index of the smallest value along `axis` (0 when None); "
+                                  "ties give the first index and NaN is skipped.")
+
+
+def _scan(opname, doc):
+    def fn(x, axis=0, exclusive=False, reverse=False, name=None):
+        x = convert_to_tensor(x)
+        if hasattr(axis, "numpy") and hasattr(axis, "dtype"):
+            if not axis.dtype.is_integer or axis.shape.rank != 0:
+                raise InvalidArgumentError(None, opname, f"{opname}: axis must be a scalar "
+                                                         f"integer, got {axis!r}")
+            axis = axis.numpy().tolist()
+        return apply(opname, (x,), {"axis": _int(axis, opname), "exclusive": bool(exclusive),
+                                    "reverse": bool(reverse)})
+    fn.__name__ = opname
+    fn.__doc__ = doc
+    return fn
+
+
+cumsum = _scan("cumsum", "Running sum along `axis`; `exclusive` starts from 0, `reverse` runs "
+                         "from the end.")
+cumprod = _scan("cumprod", "Running product along `axis`; `exclusive` starts from 1, "
+                           "`reverse` runs from the end.")
+
+_REDUCTIONS = ["reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_prod",
+               "reduce_any", "reduce_all", "reduce_logsumexp", "argmax", "argmin"]
+EXPORTS = {
+    "": _REDUCTIONS + ["cumsum"],
+    "math": _REDUCTIONS + ["cumsum", "cumprod"],
+}
+API_FOR_OP = {
+    "reduce_sum": "reduce_sum", "reduce_mean": "reduce_mean", "reduce_max": "reduce_max",
+    "reduce_min": "reduce_min", "reduce_prod": "reduce_prod", "reduce_any": "reduce_any",
+    "reduce_all": "reduce_all", "argmax": "argmax", "argmin": "argmin", "cumsum": "cumsum",
+    "cumprod": "math.cumprod",
+}

@@ -72,8 +72,11 @@ def _is_finite(types, attrs):
 def _select(types, attrs):
     """TF's SelectV2 (3-argument `where`): broadcasts all three operands."""
     check_dtype(types[0], BOOL, "condition")
-    dt = same_dtype(types[1:])
-    return TT(dt, broadcast_all([t.shape for t in types]))
+    x, y = types[1:]
+    if x.dtype is not y.dtype:  # same_dtype on types[1:] would misnumber the inputs
+        raise InferenceError(f"x and y must have the same dtype, got {x.dtype.name} and "
+                             f"{y.dtype.name}")
+    return TT(x.dtype, broadcast_all([t.shape for t in types]))
 
 
 @op("add_n", ("inputs*",))
@@ -102,7 +105,11 @@ def _clip(types, attrs):
     dt = same_dtype(types, NUMERIC)
     shape = types[0].shape
     for t in types[1:]:
-        if broadcast(shape, t.shape) != shape and shape is not None and t.shape is not None:
+        out = broadcast(shape, t.shape)
+        # Only a known dim (or the rank) growing is an error: an unknown input dim may
+        # turn out to match the bound's.
+        if shape is not None and out is not None and (len(out) != len(shape) or any(
+                d is not None and d != o for d, o in zip(shape, out))):
             raise InferenceError(f"clip bounds of shape {list(t.shape)} do not broadcast to the "
                                  f"input shape {list(shape)}")
     return TT(dt, shape)

@@ -7,20 +7,43 @@ from ...ir.errors import InvalidArgumentError
 from . import kernel, register
 from .special import erf
 
+_ERRSTATE = dict(divide="ignore", invalid="ignore", over="ignore", under="ignore")
+
+
+def _quiet(fn):
+    """NumPy warns on log(0), inf - inf, float overflow...; TF returns the IEEE result
+    silently, and so do we."""
+    def run(*xs):
+        with np.errstate(**_ERRSTATE):
+            return fn(*xs)
+    run.__name__ = getattr(fn, "__name__", "kernel")
+    return run
+
+
+def _erf(x):
+    # special.erf maps elementwise through Python objects, and on a 0-d input that yields a
+    # Python float without `.astype`: give it a 1-d view instead.
+    x = np.asarray(x)
+    return erf(x.reshape(-1)).reshape(x.shape)
+
+
+# Never warn (comparisons, logic, NaN tests, min/max/abs/sign/rounding on any value).
 for _name, _fn in {
-    "neg": np.negative, "abs": np.abs, "sign": np.sign, "square": np.square, "sqrt": np.sqrt,
-    "exp": np.exp, "expm1": np.expm1, "log": np.log, "log1p": np.log1p, "sin": np.sin,
-    "cos": np.cos, "tan": np.tan, "tanh": np.tanh, "round": np.round, "floor": np.floor,
-    "ceil": np.ceil, "logical_not": np.logical_not, "is_nan": np.isnan,
-    "is_finite": np.isfinite, "add": np.add, "sub": np.subtract, "mul": np.multiply,
+    "abs": np.abs, "sign": np.sign, "round": np.round, "floor": np.floor, "ceil": np.ceil,
+    "logical_not": np.logical_not, "is_nan": np.isnan, "is_finite": np.isfinite,
     "maximum": np.maximum, "minimum": np.minimum, "logical_and": np.logical_and,
     "logical_or": np.logical_or, "equal": np.equal, "not_equal": np.not_equal,
     "less": np.less, "less_equal": np.less_equal, "greater": np.greater,
-    "greater_equal": np.greater_equal, "erf": erf,
+    "greater_equal": np.greater_equal, "erf": _erf,
 }.items():
     register(_name, _fn)
-
-_ERRSTATE = dict(divide="ignore", invalid="ignore", over="ignore", under="ignore")
+# Float overflow/invalid/divide-by-zero give inf/NaN, as in TF.
+for _name, _fn in {
+    "neg": np.negative, "square": np.square, "sqrt": np.sqrt, "exp": np.exp,
+    "expm1": np.expm1, "log": np.log, "log1p": np.log1p, "sin": np.sin, "cos": np.cos,
+    "tan": np.tan, "tanh": np.tanh, "add": np.add, "sub": np.subtract, "mul": np.multiply,
+}.items():
+    register(_name, _quiet(_fn))
 
 
 @kernel("rsqrt")
@@ -59,9 +82,11 @@ def _check_int_divisor(y):
 
 
 def _int_div(x, y):
-    """TF's Div on integers truncates toward zero (C semantics)."""
-    q = np.abs(x) // np.abs(y)
-    return (np.sign(x) * np.sign(y) * q).astype(np.result_type(x, y))
+    """TF's Div on integers truncates toward zero (C semantics). x - fmod(x, y) is an exact
+    multiple of y, so the floor division below is exact; unlike |x| // |y| it cannot overflow
+    on the most negative value (only INT_MIN / -1 wraps, as in TF)."""
+    with np.errstate(over="ignore"):
+        return np.floor_divide(x - np.fmod(x, y), y).astype(np.result_type(x, y))
 
 
 @kernel("div")
@@ -77,9 +102,12 @@ def div(x, y):
 def floordiv(x, y):
     if np.result_type(x, y).kind in "iu":
         _check_int_divisor(y)
-        return np.floor_divide(x, y)
+        with np.errstate(over="ignore"):  # INT_MIN // -1 wraps
+            return np.floor_divide(x, y)
+    # TF floors the rounded quotient (1.0 // 0.1 == 10), where NumPy's floor_divide
+    # corrects for the remainder and gives 9.
     with np.errstate(**_ERRSTATE):
-        return np.floor_divide(x, y)
+        return np.floor(np.true_divide(x, y))
 
 
 @kernel("floormod")
@@ -124,7 +152,8 @@ def cast(x, dtype):
             x = np.where(np.isfinite(x), np.trunc(x), 0)
     if target.kind == "b":
         return x != 0
-    return x.astype(target)
+    with np.errstate(invalid="ignore", over="ignore"):  # out-of-range values wrap silently
+        return x.astype(target)
 
 
 @kernel("clip_by_value")

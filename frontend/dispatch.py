@@ -103,8 +103,8 @@ def convert_to_tensor(value, dtype=None, dtype_hint=None, name=None):
     if conv is not None:  # Variables and symbolic tensors
         return convert_to_tensor(conv(), dtype=dtype)
     if isinstance(value, (list, tuple)) and _nested_has_tensor(value):
-        from .ops.array import stack  # a list holding tensors packs them, as TF does
-        return stack([convert_to_tensor(v, dtype=dtype, dtype_hint=dtype_hint) for v in value])
+        from .ops.array import autopack  # a list holding tensors packs them, as TF does
+        return autopack(value, dtype=dtype, dtype_hint=dtype_hint)
     if dtype is not None:
         dt = D.as_dtype(dtype)
         return _constant(_to_array(value, dt, strict=not isinstance(
@@ -217,6 +217,7 @@ def describe_failure(opdef: OpDef, types, attrs: dict, why: str) -> str:
 def _check_result(opdef, value, tt: TT):
     shape = tuple(np.shape(value))
     dt = getattr(value, "dtype", None)
-    if dt != tt.dtype.np or (tt.shape is not None and shape != tt.shape):
+    if dt != tt.dtype.np or (tt.shape is not None and (len(shape) != len(tt.shape) or any(
+            d is not None and d != s for d, s in zip(tt.shape, shape)))):
         raise AssertionError(f"kernel for '{opdef.name}' returned {dt}{list(shape)}, inference "
                              f"said {tt}")

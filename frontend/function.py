@@ -14,7 +14,10 @@ import logging
 import time
 import weakref
 
+import numpy as np
+
 from ..ir import errors
+from ..runtime import xla
 from ..ir.registry import TT
 from . import config, dispatch, func_graph, trace_type, variables
 from .specs import TensorSpec
@@ -328,6 +331,10 @@ class ConcreteFunction:
         self._module = None
         self._compile_count = 0
         self.timings: dict = {}
+        self._jit = bool(function._jit_compile) if function is not None else False
+        self._donate = function._donate_variables is not False if function is not None \
+            else True
+        self._xla_cache: collections.OrderedDict = collections.OrderedDict()
 
     # --- lowering ---------------------------------------------------------------------------
     def dataflow_module(self):
@@ -355,8 +362,59 @@ class ConcreteFunction:
             log.warning("flowjit: %s import %.1f ms, plan %.1f ms", self._name,
                         self.timings.get("import", 0) * 1e3, self.timings["plan"] * 1e3)
 
+    # --- XLA ------------------------------------------------------------------------------
+    def xla_specialization(self, values):
+        """The compiled XLA executable for these argument values (host arrays, device
+        buffers, ResourceHandles), compiling on a miss (one per concrete signature)."""
+        key = tuple(getattr(v, "value", v).shape for v in values)
+        spec = self._xla_cache.get(key)
+        if spec is None:
+            spec = self._compile_xla(values, key)
+        return spec
+
+    def _compile_xla(self, values, key):
+        from ..ir.importer import import_graph
+        from ..ir.registry import ResourceTT
+        from ..ir.specialize import specialize
+        from ..lowering.stablehlo import lower_module
+        from ..runtime import xla
+        timings = {"trace": self.timings.get("trace", 0.0)}
+        t0 = time.perf_counter()
+        types = []
+        for p, v in zip(self.graph.inputs, values):
+            tt = p.out_types[0]
+            shape = tuple(getattr(v, "value", v).shape)
+            types.append(ResourceTT.of(TT(tt.value.dtype, shape)) if isinstance(tt, ResourceTT)
+                         else TT(tt.dtype, shape))
+        graph = specialize(self.graph, types)
+        module = import_graph(graph, self._name)
+        t1 = time.perf_counter()
+        timings["import"] = t1 - t0
+        module = self._optimize(module, timings)
+        t2 = time.perf_counter()
+        lowered = lower_module(module, self._name, donate=self._donate)
+        timings["lowering"] = time.perf_counter() - t2
+        exe = xla.build(lowered, timings)
+        exe.df_module = module
+        exe.lowered = lowered
+        self._compile_count += 1
+        self._xla_cache[key] = exe
+        if len(self._xla_cache) > _MAX_TRACES:
+            self._xla_cache.popitem(last=False)
+        if config.LOG_COMPILES:
+            log.warning("flowjit: XLA compile of %s for %s: %s", self._name, key,
+                        ", ".join(f"{k} {v * 1e3:.1f} ms" for k, v in timings.items()))
+        return exe
+
+    def _optimize(self, module, timings):
+        """The pass pipeline hook (the passes issue fills it in)."""
+        timings["passes"] = 0.0
+        return module
+
     # --- calling ----------------------------------------------------------------------------
     def _call_flat(self, flat):
+        if self._jit:
+            return self._call_xla(flat)
         plan = self._plan
         if plan is None:
             self._build()
@@ -366,6 +424,21 @@ class ConcreteFunction:
         outs = plan.run(vals)
         wrapped = [Tensor._wrap(v, t.dtype) for v, t in zip(outs, plan.out_types)]
         return _rebuild(self._structure, wrapped)
+
+    def _call_xla(self, flat):
+        for t in flat:  # keep the device copy on the Tensor: later calls skip the transfer
+            if isinstance(t._value, (np.ndarray, np.generic)):
+                t._value = xla.to_device(t._value)
+        vals = [t._value for t in flat]
+        vals += self._capture_values
+        exe = self.xla_specialization(vals)
+        outs = exe(vals)
+        types = self._out_types
+        return _rebuild(self._structure, [Tensor._wrap(v, t) for v, t in zip(outs, types)])
+
+    @property
+    def _out_types(self):
+        return [n.out_types[i].dtype for n, i in self.graph.outputs]
 
     def __call__(self, *args, **kwargs):
         if kwargs:

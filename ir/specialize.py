@@ -1,0 +1,89 @@
+"""Shape specialization: a copy of a graph with concrete argument types, every node's types
+re-inferred by the registry (the same inference tracing ran).
+
+XLA needs static shapes, so a ConcreteFunction traced with `None` dims is specialized once per
+concrete argument signature before lowering (one trace, N compiles).
+"""
+from __future__ import annotations
+
+from .errors import UnimplementedError
+from .graph import Graph, Node
+from .registry import OPS, InferenceError, infer_types
+
+
+def specialize(graph: Graph, arg_types) -> Graph:
+    """`graph` with its placeholders typed `arg_types` (in order) and everything re-inferred."""
+    return _Specializer().graph(graph, list(arg_types))
+
+
+def _static(tt) -> bool:
+    shape = getattr(tt, "value", tt).shape
+    return shape is not None and None not in shape
+
+
+class _Specializer:
+    def graph(self, g: Graph, arg_types) -> Graph:
+        new = Graph(g.name)
+        m: dict = {}
+        for ph, tt in zip(g.inputs, arg_types):
+            n = new.add_placeholder(tt, name=ph.name)
+            n.attrs.update({k: v for k, v in ph.attrs.items() if k != "index"})
+            m[ph] = n
+        for node in g.nodes:
+            if node.op == "placeholder":
+                continue
+            ins = [(m[n], i) for n, i in node.inputs]
+            in_types = [n.out_types[i] for n, i in ins]
+            attrs = dict(node.attrs)
+            if node.op in OPS:
+                try:
+                    out_types = infer_types(OPS[node.op], in_types, node.attrs)
+                except InferenceError as e:
+                    raise UnimplementedError(None, node.op, f"specializing {node.name} "
+                                             f"({node.location}): {e}") from None
+            else:
+                out_types = getattr(self, "_" + node.op)(node, in_types, attrs)
+            nn = Node(node.name, node.op, ins, attrs, out_types,
+                      tuple(m[c] for c in node.control_inputs if c in m), node.location,
+                      node.stateful)
+            new.nodes.append(nn)
+            new._names[nn.name] = 1
+            m[node] = nn
+        new.outputs = [(m[n], i) for n, i in g.outputs]
+        return new
+
+    def _branch_graph(self, g, in_types):
+        types = [in_types[p.attrs["outer"]] for p in g.inputs]
+        return self.graph(g, types)
+
+    def _branches(self, node, in_types, attrs):
+        graphs = tuple(self._branch_graph(b, in_types) for b in node.attrs["branches"])
+        attrs["branches"] = graphs
+        outs = [[n.out_types[i] for n, i in b.outputs] for b in graphs]
+        first = outs[0]
+        for o in outs[1:]:
+            if o != first:
+                raise UnimplementedError(None, node.op, f"{node.name} ({node.location}): the "
+                                         f"branches return different types {first} and {o}; "
+                                         f"XLA needs one static type")
+        return tuple(first)
+
+    _cond = _branches
+    _case = _branches
+
+    def _while(self, node, in_types, attrs):
+        n = node.attrs["num_loop_vars"]
+        loop = list(in_types[:n])
+
+        def types_for(g):
+            return [loop[i] if p.attrs.get("outer") is None else in_types[p.attrs["outer"]]
+                    for i, p in enumerate(g.inputs)]
+        cond_g = self.graph(node.attrs["cond_graph"], types_for(node.attrs["cond_graph"]))
+        body_g = self.graph(node.attrs["body_graph"], types_for(node.attrs["body_graph"]))
+        body_out = [nd.out_types[i] for nd, i in body_g.outputs]
+        if body_out != loop:
+            raise UnimplementedError(None, "while", f"{node.name} ({node.location}): loop "
+                                     f"values change type across iterations ({loop} -> "
+                                     f"{body_out}); XLA needs a fixed shape per loop value")
+        attrs["cond_graph"], attrs["body_graph"] = cond_g, body_g
+        return tuple(loop)

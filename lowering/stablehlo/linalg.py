@@ -1,0 +1,2 @@
+"""StableHLO lowering rules: linalg family."""
+from __future__ import annotations

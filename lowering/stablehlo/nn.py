@@ -1,0 +1,2 @@
+"""StableHLO lowering rules: nn family."""
+from __future__ import annotations

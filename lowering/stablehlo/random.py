@@ -1,0 +1,2 @@
+"""StableHLO lowering rules: random family."""
+from __future__ import annotations

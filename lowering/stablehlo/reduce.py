@@ -1,0 +1,2 @@
+"""StableHLO lowering rules: reduce family."""
+from __future__ import annotations

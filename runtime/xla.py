@@ -1,0 +1,88 @@
+"""XLA through PJRT: compile StableHLO, run it on device buffers, write variables back.
+
+The client is jax's default backend for the platform in use (CPU here; GPU or TPU where jax
+finds one), so nothing here names a device kind. Results stay device buffers (jax Arrays);
+an eager Tensor copies one to the host only when read.
+"""
+from __future__ import annotations
+
+import sys
+import time
+
+import numpy as np
+
+from .resources import ResourceHandle
+
+_BACKEND = None
+
+
+def backend():
+    """The PJRT client of the default platform (created once)."""
+    global _BACKEND
+    if _BACKEND is None:
+        import jax.extend as jex
+        _BACKEND = jex.backend.get_backend()
+    return _BACKEND
+
+
+def device():
+    return backend().devices()[0]
+
+
+def to_device(value):
+    """A device buffer for a host array (device buffers pass through)."""
+    import jax
+    if isinstance(value, (np.ndarray, np.generic)):
+        return jax.device_put(value, device())
+    return value
+
+
+def compile_module(mlir_module):
+    """Compile a jaxlib `ir.Module` (StableHLO) to a loaded executable on one device."""
+    from jax._src.interpreters import mlir as jmlir
+    from jax._src.lib import xla_client as xc
+    code = jmlir.module_to_bytecode(mlir_module)
+    return backend().compile_and_load(code, xc.DeviceList((device(),)), xc.CompileOptions())
+
+
+# A variable's buffer may be donated (updated in place by XLA) only when nothing but its
+# handle refers to it; otherwise an eager Tensor read earlier would see a deleted buffer.
+_PRIVATE_REFS = sys.getrefcount(object()) + 2
+
+
+class XlaExecutable:
+    """One compiled specialization: call with the raw argument values (host arrays, device
+    buffers, or ResourceHandles for variables)."""
+
+    def __init__(self, loaded, num_results: int, written_args, timings: dict):
+        self.loaded = loaded
+        self.num_results = num_results
+        self.written_args = list(written_args)
+        self.timings = timings
+
+    def __call__(self, args):
+        bufs = []
+        for a in args:
+            if type(a) is ResourceHandle:
+                v = a.value
+                if isinstance(v, (np.ndarray, np.generic)):
+                    v = a.value = to_device(v)
+                bufs.append(v)
+            else:
+                bufs.append(to_device(a))
+        for i in self.written_args:
+            h = args[i]
+            if sys.getrefcount(h.value) > _PRIVATE_REFS:
+                h.value = bufs[i] = bufs[i].copy()   # shared: donate a private copy
+        outs = self.loaded.execute(bufs)
+        n = self.num_results
+        for k, i in enumerate(self.written_args):
+            args[i].value = outs[n + k]
+        return outs[:n]
+
+
+def build(lowered, timings: dict) -> XlaExecutable:
+    t0 = time.perf_counter()
+    loaded = compile_module(lowered.module)
+    timings["xla_compile"] = time.perf_counter() - t0
+    return XlaExecutable(loaded, lowered.num_results, lowered.written_args, timings)

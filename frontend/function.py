@@ -75,7 +75,7 @@ class Function:
         self._cache: collections.OrderedDict = collections.OrderedDict()
         self._traces: list = []            # (key, ConcreteFunction), newest last
         self._trace_count = 0
-        self._recent = collections.deque(maxlen=_RETRACE_WINDOW)
+        self._consecutive_traces = 0
         self._last_retrace = None
         functools.update_wrapper(self, python_function, updated=())
 
@@ -94,10 +94,11 @@ class Function:
             flat = []
             key = trace_type.key_and_flat(args, flat)
         cf = self._cache.get(key)
-        traced = cf is None
-        if traced:
+        if cf is None:
             cf = self._lookup_or_trace(key, args)
-        self._note_call(traced)
+            self._note_call(True)
+        elif self._consecutive_traces:
+            self._note_call(False)
         return cf._call_flat(flat)
 
     def _bind(self, args, kwargs) -> tuple:
@@ -152,16 +153,18 @@ class Function:
             self._cache.popitem(last=False)
 
     def _note_call(self, traced: bool):
-        self._recent.append(traced)
-        if traced and len(self._recent) == _RETRACE_WINDOW and all(self._recent) \
-                and self._trace_count > 1:
+        if not traced:
+            self._consecutive_traces = 0
+            return
+        self._consecutive_traces += 1
+        if self._consecutive_traces >= _RETRACE_WINDOW and self._trace_count > 1:
             why = f" Last retrace: {self._last_retrace}." if self._last_retrace else ""
             log.warning(
                 "%d out of the last %d calls to %s triggered tf.function retracing. Tracing is "
                 "expensive; pass tensors (not Python scalars), use input_signature or "
                 "reduce_retracing=True, or define the function outside the loop.%s",
                 _RETRACE_WINDOW, _RETRACE_WINDOW, self._name, why)
-            self._recent.clear()
+            self._consecutive_traces = 0
 
     def _explain(self, key):
         if not self._traces:

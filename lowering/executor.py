@@ -23,7 +23,7 @@ def build_plan(module: ModuleOp, name: str | None = None) -> Plan:
     ret = block.last_op
     out_slots = tuple(b.slots[v] for v in ret.operands)
     out_types = tuple(from_xdsl_type(v.type) for v in ret.operands)
-    return Plan(steps, b.count, arg_slots, out_slots, out_types)
+    return Plan(steps, b.count, arg_slots, out_slots, out_types, b.constants)
 
 
 def _entry(module: ModuleOp, name):
@@ -45,6 +45,7 @@ class _Builder:
     def __init__(self):
         self.slots: dict = {}
         self.count = 0
+        self.constants: dict = {}
 
     def slot(self, value) -> int:
         if isinstance(value.type, TokenType):
@@ -66,7 +67,10 @@ class _Builder:
         for op in block.ops:
             if isinstance(op, (CreateTokenOp, func.ReturnOp, YieldOp)):
                 continue
-            if isinstance(op, DfOp):
+            if isinstance(op, DfOp) and op.opdef.name == "const":
+                step = self._kernel_step(op)       # evaluated once, at plan time
+                self.constants[step[3]] = step[1](**step[4])
+            elif isinstance(op, DfOp):
                 steps.append(self._kernel_step(op))
             elif isinstance(op, CondOp):
                 outs = self._outs(op.results)

@@ -22,9 +22,15 @@ class Plan:
     arg_slots: tuple
     out_slots: tuple
     out_types: tuple     # TT per output: results are wrapped with these dtypes
+    constants: dict      # slot -> value, filled once (df.const never runs per call)
+
+    def __post_init__(self):
+        self._template = [None] * self.num_slots
+        for i, v in self.constants.items():
+            self._template[i] = v
 
     def run(self, args):
-        slots = [None] * self.num_slots
+        slots = self._template[:]
         for i, v in zip(self.arg_slots, args):
             slots[i] = v
         run_steps(self.steps, slots)
@@ -37,7 +43,8 @@ def run_steps(steps, slots):
         for step in steps:
             kind, fn, ins, outs, attrs, _ = step
             if kind == ONE:
-                slots[outs] = fn(*[slots[i] for i in ins], **attrs)
+                slots[outs] = fn(*[slots[i] for i in ins], **attrs) if attrs else \
+                    fn(*[slots[i] for i in ins])
             elif kind == NONE:
                 fn(*[slots[i] for i in ins], **attrs)
             elif kind == MANY:

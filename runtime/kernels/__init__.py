@@ -2,7 +2,13 @@
 folding all run these. A kernel takes the input arrays positionally and the op's attributes
 as keywords, and returns an array (or a tuple of arrays for multi-output ops) of exactly the
 inferred dtype and shape; it never mutates its inputs."""
+import warnings
+
 KERNELS: dict = {}
+
+# Floating-point RuntimeWarnings (overflow to inf, 0/0 -> NaN, log(0)) raised from flowjit's
+# own frames are IEEE results that TF returns silently; users' NumPy code keeps its warnings.
+warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"flowjit(\.|$)")
 
 
 def kernel(*names):

@@ -10,16 +10,6 @@ from .special import erf
 _ERRSTATE = dict(divide="ignore", invalid="ignore", over="ignore", under="ignore")
 
 
-def _quiet(fn):
-    """NumPy warns on log(0), inf - inf, float overflow...; TF returns the IEEE result
-    silently, and so do we."""
-    def run(*xs):
-        with np.errstate(**_ERRSTATE):
-            return fn(*xs)
-    run.__name__ = getattr(fn, "__name__", "kernel")
-    return run
-
-
 def _erf(x):
     # special.erf maps elementwise through Python objects, and on a 0-d input that yields a
     # Python float without `.astype`: give it a 1-d view instead.
@@ -37,13 +27,14 @@ for _name, _fn in {
     "greater_equal": np.greater_equal, "erf": _erf,
 }.items():
     register(_name, _fn)
-# Float overflow/invalid/divide-by-zero give inf/NaN, as in TF.
+# Float overflow/invalid/divide-by-zero give inf/NaN, as in TF (the warnings filter in
+# kernels/__init__.py keeps NumPy quiet about it).
 for _name, _fn in {
     "neg": np.negative, "square": np.square, "sqrt": np.sqrt, "exp": np.exp,
     "expm1": np.expm1, "log": np.log, "log1p": np.log1p, "sin": np.sin, "cos": np.cos,
     "tan": np.tan, "tanh": np.tanh, "add": np.add, "sub": np.subtract, "mul": np.multiply,
 }.items():
-    register(_name, _quiet(_fn))
+    register(_name, _fn)
 
 
 @kernel("rsqrt")

@@ -1,12 +1,16 @@
-"""The compiler-IR API: every stage of a ConcreteFunction as text, from one registry.
+"""The compiler-IR API: every stage of a ConcreteFunction, from one registry.
 
 `Function.experimental_get_compiler_ir(*args)(stage=...)` is TF's entry point;
-`Function.compiler_ir(*args)` returns a `CompilerIR` with `.stages` and `.text(stage)`.
-Stages are registered with `@stage(name)`; the XLA stages join when the StableHLO backend does.
+`Function.compiler_ir(*args)` returns a `CompilerIR` with `.stages`, `.text(stage)`,
+`.cost_analysis()`, `.memory_analysis()` and `.timings()`. Graph-level stages need only the
+trace; XLA stages specialize to the concrete arguments given (so `None` dims work, unlike TF).
 """
 from __future__ import annotations
 
 STAGES: dict = {}
+XLA_STAGES = ("stablehlo", "stablehlo_serialized", "hlo", "hlo_no_metadata", "hlo_serialized",
+              "optimized_hlo", "optimized_hlo_serialized", "optimized_hlo_proto_serialized",
+              "optimized_hlo_dot")
 
 
 def stage(name: str, doc: str):
@@ -18,49 +22,149 @@ def stage(name: str, doc: str):
 
 
 @stage("graph", "The traced FuncGraph (nodes, attributes, control inputs, locations).")
-def _graph(cf):
-    return cf.graph.to_text()
+def _graph(ir):
+    return ir.cf.graph.to_text()
 
 
 @stage("dataflow", "The df module imported from the FuncGraph, before passes.")
-def _dataflow(cf):
+def _dataflow(ir):
     from ..ir.printing import print_module
-    return print_module(cf.dataflow_module())
+    return print_module(ir.cf.dataflow_module())
 
 
 @stage("optimized", "The df module after the pass pipeline.")
-def _optimized(cf):
+def _optimized(ir):
     from ..ir.printing import print_module
-    return print_module(cf.optimized_module())
+    return print_module(ir.cf.optimized_module())
 
 
-def stage_text(cf, name: str) -> str:
-    fn = STAGES.get(name)
-    if fn is None:
-        raise ValueError(f"Unknown compiler IR stage {name!r}; known stages: "
-                         f"{', '.join(STAGES)}")
-    return fn(cf)
+@stage("stablehlo", "StableHLO as lowered (MLIR text with locations).")
+def _stablehlo(ir):
+    return ir.xla().lowered.module.operation.get_asm(enable_debug_info=True)
 
 
-def get_compiler_ir(cf):
-    """TF's `experimental_get_compiler_ir(...)` result: call it with `stage=`."""
-    def compiler_ir(stage: str = "hlo", **kwargs):
-        return stage_text(cf, stage)
-    return compiler_ir
+@stage("stablehlo_serialized", "StableHLO as MLIR bytecode (bytes).")
+def _stablehlo_serialized(ir):
+    from jax._src.interpreters import mlir as jmlir
+    return jmlir.module_to_bytecode(ir.xla().lowered.module)
+
+
+def _computation(ir):
+    from jax._src.interpreters import mlir as jmlir
+    from jax._src.lib import _jax
+    code = jmlir.module_to_bytecode(ir.xla().lowered.module)
+    return _jax.mlir.mlir_module_to_xla_computation(code, use_tuple_args=False,
+                                                    return_tuple=False)
+
+
+@stage("hlo", "HLO before XLA's optimizations.")
+def _hlo(ir):
+    return _computation(ir).as_hlo_text()
+
+
+@stage("hlo_no_metadata", "HLO before optimizations, without op metadata.")
+def _hlo_no_metadata(ir):
+    from jax._src.lib import xla_client as xc
+    opts = xc.hlo.HloPrintOptions()
+    opts.print_metadata = False
+    return _computation(ir).get_hlo_module().to_string(opts)
+
+
+@stage("hlo_serialized", "The HloModuleProto before optimizations (bytes).")
+def _hlo_serialized(ir):
+    return _computation(ir).as_serialized_hlo_module_proto()
+
+
+@stage("optimized_hlo", "HLO after XLA's optimizations (fusions visible).")
+def _optimized_hlo(ir):
+    return ir.xla().loaded.hlo_modules()[0].to_string()
+
+
+@stage("optimized_hlo_serialized", "The optimized HloModuleProto (bytes).")
+def _optimized_hlo_serialized(ir):
+    return ir.xla().loaded.hlo_modules()[0].as_serialized_hlo_module_proto()
+
+
+@stage("optimized_hlo_proto_serialized", "The optimized HloModuleProto (bytes; TF's alias).")
+def _optimized_hlo_proto_serialized(ir):
+    return _optimized_hlo_serialized(ir)
+
+
+@stage("optimized_hlo_dot", "Graphviz dot of the optimized HLO.")
+def _optimized_hlo_dot(ir):
+    from jax._src.lib import xla_client as xc
+    return xc.hlo.hlo_module_to_dot_graph(ir.xla().loaded.hlo_modules()[0])
 
 
 class CompilerIR:
-    """Every stage of one ConcreteFunction."""
+    """Every stage of one ConcreteFunction, specialized to `values` for the XLA stages
+    (raw argument values; None when only symbolic specs were given)."""
 
-    def __init__(self, cf):
-        self._cf = cf
+    def __init__(self, cf, values=None):
+        self.cf = cf
+        self._values = values
+
+    def xla(self):
+        if self._values is None:
+            raise ValueError(f"XLA stages of {self.cf.name} need concrete arguments (tensors, "
+                             f"not TensorSpecs with None dims); graph stages "
+                             f"({', '.join(s for s in STAGES if s not in XLA_STAGES)}) work "
+                             f"without them")
+        return self.cf.xla_specialization(self._values)
 
     @property
     def stages(self) -> list:
         return list(STAGES)
 
-    def text(self, stage: str) -> str:
-        return stage_text(self._cf, stage)
+    def text(self, stage: str):
+        fn = STAGES.get(stage)
+        if fn is None:
+            raise ValueError(f"Unknown compiler IR stage {stage!r}; known stages: "
+                             f"{', '.join(STAGES)}")
+        return fn(self)
+
+    def __call__(self, stage: str = "hlo", device_name=None, platform_name=None):
+        """TF's `experimental_get_compiler_ir(...)(stage=...)`."""
+        return self.text(stage)
+
+    def cost_analysis(self) -> dict:
+        """XLA's cost estimate of the compiled computation (flops, bytes accessed, ...)."""
+        return dict(self.xla().loaded.cost_analysis())
+
+    def memory_analysis(self) -> dict:
+        stats = self.xla().loaded.get_compiled_memory_stats()
+        return {k: getattr(stats, k) for k in dir(stats)
+                if k.endswith("_in_bytes") and not k.startswith("_")}
 
     def timings(self) -> dict:
-        return dict(self._cf.timings)
+        """Seconds per phase: trace, import, passes, lowering, XLA compile (when compiled)."""
+        out = dict(self.cf.timings)
+        if self._values is not None:
+            out.update(self.xla().timings)
+        return out
+
+
+_EXT = {"stablehlo": "mlir", "dataflow": "mlir", "optimized": "mlir", "optimized_hlo_dot": "dot",
+        "stablehlo_serialized": "mlirbc", "hlo_serialized": "pb",
+        "optimized_hlo_serialized": "pb", "optimized_hlo_proto_serialized": "pb"}
+
+
+def dump(ir: CompilerIR, directory: str, signature: str, xla: bool) -> list:
+    """Write every stage (graph stages only when `xla` is False) as
+    `<function>.<signature hash>.<stage>.<ext>` files; returns the paths written."""
+    import hashlib
+    import os
+    import re
+    os.makedirs(directory, exist_ok=True)
+    tag = hashlib.sha1(signature.encode()).hexdigest()[:10]
+    fname = re.sub(r"[^\w.-]", "_", ir.cf.name)
+    written = []
+    for name in STAGES:
+        if name in XLA_STAGES and not xla:
+            continue
+        data = ir.text(name)
+        path = os.path.join(directory, f"{fname}.{tag}.{name}.{_EXT.get(name, 'txt')}")
+        with open(path, "wb" if isinstance(data, bytes) else "w") as f:
+            f.write(data)
+        written.append(path)
+    return written

@@ -5,7 +5,12 @@ import os
 
 RUN_EAGERLY = False
 LOG_COMPILES = os.environ.get("FLOWJIT_LOG_COMPILES") == "1"
-DUMP_TO = os.environ.get("FLOWJIT_DUMP_TO") or None
+
+
+def dump_dir():
+    """FLOWJIT_DUMP_TO=dir: every compiled function writes every stage there (read per
+    compile, so tests and tools can switch it on at run time)."""
+    return os.environ.get("FLOWJIT_DUMP_TO") or None
 
 
 def run_functions_eagerly(run_eagerly: bool):

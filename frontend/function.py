@@ -274,13 +274,14 @@ class Function:
         self._traces.clear()
 
     def experimental_get_compiler_ir(self, *args, **kwargs):
-        from .compiler_ir import get_compiler_ir
-        cf = self.get_concrete_function(*args, **kwargs)
-        return get_compiler_ir(cf)
+        """TF's API: `f.experimental_get_compiler_ir(*args)(stage="hlo")`."""
+        return self.compiler_ir(*args, **kwargs)
 
     def compiler_ir(self, *args, **kwargs):
+        """Every compiler stage for these arguments (see frontend/compiler_ir.py)."""
         from .compiler_ir import CompilerIR
-        return CompilerIR(self.get_concrete_function(*args, **kwargs))
+        cf = self.get_concrete_function(*args, **kwargs)
+        return CompilerIR(cf, cf._concrete_values(args, kwargs))
 
     @property
     def python_function(self):
@@ -364,6 +365,9 @@ class ConcreteFunction:
         if config.LOG_COMPILES:
             log.warning("flowjit: %s import %.1f ms, plan %.1f ms", self._name,
                         self.timings.get("import", 0) * 1e3, self.timings["plan"] * 1e3)
+        if config.dump_dir():
+            from .compiler_ir import CompilerIR, dump
+            dump(CompilerIR(self), config.dump_dir(), repr(self._key), xla=False)
 
     # --- XLA ------------------------------------------------------------------------------
     def xla_specialization(self, values):
@@ -407,6 +411,9 @@ class ConcreteFunction:
         if config.LOG_COMPILES:
             log.warning("flowjit: XLA compile of %s for %s: %s", self._name, key,
                         ", ".join(f"{k} {v * 1e3:.1f} ms" for k, v in timings.items()))
+        if config.dump_dir():
+            from .compiler_ir import CompilerIR, dump
+            dump(CompilerIR(self, values), config.dump_dir(), repr(key), xla=True)
         return exe
 
     def _optimize(self, module, timings):
@@ -427,6 +434,20 @@ class ConcreteFunction:
         outs = plan.run(vals)
         wrapped = [Tensor._wrap(v, t.dtype) for v, t in zip(outs, plan.out_types)]
         return _rebuild(self._structure, wrapped)
+
+    def _concrete_values(self, args, kwargs):
+        """Raw argument values for XLA stages, or None when any argument is symbolic."""
+        if self._function is not None and (kwargs or not self._function._simple or
+                                           len(args) != len(self._arg_names)):
+            args = self._function._bind(args, kwargs)
+        flat = []
+        try:
+            trace_type.key_and_flat(tuple(args), flat)
+        except TypeError:
+            return None
+        if len(flat) != self._num_args:
+            return None
+        return [t._value for t in flat] + self._capture_values
 
     def _call_xla(self, flat):
         for t in flat:  # keep the device copy on the Tensor: later calls skip the transfer

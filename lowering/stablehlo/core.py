@@ -205,6 +205,21 @@ def _where(op) -> str:
     return "unknown location"
 
 
+def _check_static(fn):
+    """XLA compiles static shapes only: name the first op whose result shape depends on data."""
+    for op in fn.walk():
+        for r in op.results:
+            tt = from_xdsl_type(r.type)
+            if tt is None:
+                continue
+            shape = getattr(tt, "value", tt).shape
+            if shape is None or None in shape:
+                raise UnimplementedError(None, op.name, f"jit_compile=True: {op.name} at "
+                                         f"{_where(op)} produces {tt}, a shape known only at run "
+                                         f"time; XLA needs static shapes (for `where`, use the "
+                                         f"3-argument form)")
+
+
 def _dtype_of_elem(elem) -> D.DType:
     s = str(elem)
     for dt in D.ALL:
@@ -217,6 +232,7 @@ def lower_module(module, fname: str, donate: bool = True) -> LoweredModule:
     """Lower the df module's entry function to a StableHLO `@main`."""
     fn = next(op for op in module.ops if isinstance(op, func.FuncOp))
     block = fn.body.block
+    _check_static(fn)
     ctx = LoweringContext(fname)
     with ctx.mlir, ir.Location.unknown():
         m = ir.Module.create()

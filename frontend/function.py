@@ -91,8 +91,13 @@ class Function:
         else:
             if kwargs or not self._simple or len(args) != len(self._arg_names):
                 args = self._bind(args, kwargs)
-            flat = []
-            key = trace_type.key_and_flat(args, flat)
+            if all([type(a) is Tensor for a in args]):   # the common case, keyed inline
+                flat = args
+                key = (tuple, tuple([(trace_type.TENSOR, a._dtype, a._value.shape)
+                                     for a in args]))
+            else:
+                flat = []
+                key = trace_type.key_and_flat(args, flat)
         cf = self._cache.get(key)
         if cf is None:
             cf = self._lookup_or_trace(key, args)
@@ -281,7 +286,8 @@ class Function:
         """Every compiler stage for these arguments (see frontend/compiler_ir.py)."""
         from .compiler_ir import CompilerIR
         cf = self.get_concrete_function(*args, **kwargs)
-        return CompilerIR(cf, cf._concrete_values(args, kwargs))
+        values = cf._concrete_values(args, kwargs) if args or kwargs else None
+        return CompilerIR(cf, values)
 
     @property
     def python_function(self):
@@ -339,6 +345,10 @@ class ConcreteFunction:
         self._donate = function._donate_variables is not False if function is not None \
             else True
         self._xla_cache: collections.OrderedDict = collections.OrderedDict()
+        self._device_captures = None
+        self._resizable = [i for i, c in enumerate(self._captures)
+                           if hasattr(c, "_handle") and not c.shape.is_fully_defined()]
+        self._out_dtypes = [n.out_types[i].dtype for n, i in graph.outputs]
 
     # --- lowering ---------------------------------------------------------------------------
     def dataflow_module(self):
@@ -373,7 +383,9 @@ class ConcreteFunction:
     def xla_specialization(self, values):
         """The compiled XLA executable for these argument values (host arrays, device
         buffers, ResourceHandles), compiling on a miss (one per concrete signature)."""
-        key = tuple(getattr(v, "value", v).shape for v in values)
+        n = self._num_args
+        key = tuple(v.shape for v in values[:n]) + tuple(
+            values[n + i].value.shape for i in self._resizable)
         spec = self._xla_cache.get(key)
         if spec is None:
             spec = self._compile_xla(values, key)
@@ -450,19 +462,26 @@ class ConcreteFunction:
         return [t._value for t in flat] + self._capture_values
 
     def _call_xla(self, flat):
-        for t in flat:  # keep the device copy on the Tensor: later calls skip the transfer
-            if isinstance(t._value, (np.ndarray, np.generic)):
-                t._value = xla.to_device(t._value)
-        vals = [t._value for t in flat]
-        vals += self._capture_values
-        exe = self.xla_specialization(vals)
+        vals = []
+        for t in flat:
+            v = t._value
+            if type(v) is np.ndarray or isinstance(v, np.generic):
+                v = t._value = xla.to_device(v)   # keep the device copy on the Tensor
+            vals.append(v)
+        key = tuple([v.shape for v in vals])
+        caps = self._device_captures
+        if caps is None:
+            caps = self._device_captures = [c if hasattr(c, "value") else xla.to_device(c)
+                                            for c in self._capture_values]
+        if self._resizable:  # variables declared with None dims may change shape
+            key += tuple([caps[i].value.shape for i in self._resizable])
+        exe = self._xla_cache.get(key)
+        vals += caps
+        if exe is None:
+            exe = self._compile_xla(vals, key)
         outs = exe(vals)
-        types = self._out_types
-        return _rebuild(self._structure, [Tensor._wrap(v, t) for v, t in zip(outs, types)])
-
-    @property
-    def _out_types(self):
-        return [n.out_types[i].dtype for n, i in self.graph.outputs]
+        return _rebuild(self._structure, [Tensor._wrap(v, t)
+                                          for v, t in zip(outs, self._out_dtypes)])
 
     def __call__(self, *args, **kwargs):
         if kwargs:

@@ -59,22 +59,22 @@ class XlaExecutable:
         self.num_results = num_results
         self.written_args = list(written_args)
         self.timings = timings
+        self._execute = loaded.execute_sharded
 
     def __call__(self, args):
-        bufs = []
-        for a in args:
+        """`args`: device buffers, except variables, which come as ResourceHandles."""
+        bufs = list(args)
+        for i, a in enumerate(args):
             if type(a) is ResourceHandle:
                 v = a.value
-                if isinstance(v, (np.ndarray, np.generic)):
+                if type(v) is np.ndarray or isinstance(v, np.generic):
                     v = a.value = to_device(v)
-                bufs.append(v)
-            else:
-                bufs.append(to_device(a))
+                bufs[i] = v
         for i in self.written_args:
             h = args[i]
             if sys.getrefcount(h.value) > _PRIVATE_REFS:
                 h.value = bufs[i] = bufs[i].copy()   # shared: donate a private copy
-        outs = self.loaded.execute(bufs)
+        outs = [o[0] for o in self._execute(bufs).disassemble_into_single_device_arrays()]
         n = self.num_results
         for k, i in enumerate(self.written_args):
             args[i].value = outs[n + k]

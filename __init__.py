@@ -23,6 +23,8 @@ from .frontend.function import ConcreteFunction, Function, function
 from .frontend.func_graph import init_scope
 from .frontend.control_flow import cond, switch_case, while_loop
 from .frontend.func_graph import GraphTensor as _GraphTensor
+from .passes import pipeline as _pipeline
+from .passes import register_pass
 
 _operators.install(Tensor)
 _operators.install(Variable)
@@ -44,6 +46,9 @@ debugging = _namespace("debugging", "TF's `tf.debugging`.")
 config = _namespace("config", "TF's `tf.config`.")
 config.run_functions_eagerly = _config.run_functions_eagerly
 config.functions_run_eagerly = _config.functions_run_eagerly
+config.optimizer = _types.SimpleNamespace(
+    set_experimental_options=_pipeline.set_experimental_options,
+    get_experimental_options=_pipeline.get_experimental_options)
 dtypes = _namespace("dtypes", "TF's `tf.dtypes`.")
 for _n in ("DType", "as_dtype", "bfloat16", "double", "float16", "float32", "float64",
            "half", "int8", "int16", "int32", "int64", "uint8"):

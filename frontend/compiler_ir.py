@@ -117,11 +117,23 @@ class CompilerIR:
         return list(STAGES)
 
     def text(self, stage: str):
+        if stage.startswith("after:"):
+            return self._report().after(stage[len("after:"):])
         fn = STAGES.get(stage)
         if fn is None:
             raise ValueError(f"Unknown compiler IR stage {stage!r}; known stages: "
-                             f"{', '.join(STAGES)}")
+                             f"{', '.join(STAGES)}, after:<pass>")
         return fn(self)
+
+    def _report(self):
+        if getattr(self, "_pipeline_report", None) is None:
+            self._pipeline_report = self.cf.pipeline_report()
+        return self._pipeline_report
+
+    def pass_report(self) -> list:
+        """Per pass run: name, seconds, op counts before/after, iteration, and a unified
+        diff of the IR when the pass changed it."""
+        return [r.as_dict() for r in self._report().records]
 
     def __call__(self, stage: str = "hlo", device_name=None, platform_name=None):
         """TF's `experimental_get_compiler_ir(...)(stage=...)`."""

@@ -339,6 +339,9 @@ class ConcreteFunction:
         self._num_args = len(graph.inputs) - len(self._captures)
         self._plan = None
         self._module = None
+        self._optimized = None
+        self._passes_spec = function._passes if function is not None else None
+        self.last_pipeline_report = None
         self._compile_count = 0
         self.timings: dict = {}
         self._jit = bool(function._jit_compile) if function is not None else False
@@ -361,9 +364,18 @@ class ConcreteFunction:
         return self._module
 
     def optimized_module(self):
-        """The df module after the pass pipeline (none yet: the issue that adds passes fills
-        this in)."""
-        return self.dataflow_module()
+        """The df module after the pass pipeline (a copy; the dataflow module is kept)."""
+        if self._optimized is None:
+            module = self.dataflow_module().clone()
+            self._optimized = self._optimize(module, self.timings)
+        return self._optimized
+
+    def pipeline_report(self, module=None):
+        """Run the pipeline on a copy of `module` (default: the dataflow module) recording the
+        IR after every pass: the `after:<pass>` stages and `pass_report()` read it."""
+        from ..passes.pipeline import run_pipeline
+        module = (module or self.dataflow_module()).clone()
+        return run_pipeline(module, self._passes_spec, record_ir=True)
 
     def _build(self):
         from ..lowering.executor import build_plan
@@ -429,8 +441,11 @@ class ConcreteFunction:
         return exe
 
     def _optimize(self, module, timings):
-        """The pass pipeline hook (the passes issue fills it in)."""
-        timings["passes"] = 0.0
+        """Run the pass pipeline (the function's `passes=` spec, else the default schedule)."""
+        from ..passes.pipeline import run_pipeline
+        t0 = time.perf_counter()
+        self.last_pipeline_report = run_pipeline(module, self._passes_spec)
+        timings["passes"] = time.perf_counter() - t0
         return module
 
     # --- calling ----------------------------------------------------------------------------

@@ -1,0 +1,2 @@
+"""Pass module (being written)."""
+from __future__ import annotations

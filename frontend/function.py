@@ -286,7 +286,8 @@ class Function:
         """Every compiler stage for these arguments (see frontend/compiler_ir.py)."""
         from .compiler_ir import CompilerIR
         cf = self.get_concrete_function(*args, **kwargs)
-        values = cf._concrete_values(args, kwargs) if args or kwargs else None
+        values = cf._concrete_values(args, kwargs) if args or kwargs or \
+            self._input_signature is None else None
         return CompilerIR(cf, values)
 
     @property

@@ -29,12 +29,27 @@ def device():
     return backend().devices()[0]
 
 
+_PUT = None
+
+
 def to_device(value):
-    """A device buffer for a host array (device buffers pass through)."""
-    import jax
-    if isinstance(value, (np.ndarray, np.generic)):
-        return jax.device_put(value, device())
-    return value
+    """A device buffer for a host array (device buffers pass through). Goes straight to PJRT:
+    jax.device_put would narrow int64/float64 to 32 bits unless jax's x64 mode is on, and
+    flowjit keeps TF's dtypes whatever jax's global setting is."""
+    global _PUT
+    if not isinstance(value, (np.ndarray, np.generic)):
+        return value
+    if _PUT is None:
+        import jax
+        from jax._src import core
+        from jax._src.lib import _jax
+        dev = device()
+        sharding = jax.sharding.SingleDeviceSharding(dev)
+        _PUT = (_jax.batched_device_put, core.ShapedArray, sharding, [dev])
+    put, aval, sharding, devs = _PUT
+    value = np.asarray(value)
+    return put(aval(value.shape, value.dtype), sharding, [value], devs, True, True,
+               enable_x64=True)
 
 
 def compile_module(mlir_module):

@@ -316,17 +316,28 @@ def size(x, out_type):
 @kernel("sort")
 @_guarded("sort")
 def sort(values, axis, descending):
-    out = np.sort(values, axis=axis, kind="stable")  # NaN last
+    if values.dtype == D.bfloat16.np:
+        out = np.take_along_axis(values, _argsort_keys(values, axis), axis)
+    else:
+        out = np.sort(values, axis=axis, kind="stable")  # NaN last
     return np.flip(out, axis) if descending else out
+
+
+def _argsort_keys(values, axis):
+    """np.argsort (stable, NaN last). ml_dtypes' bfloat16 sort mis-orders NaN, so bfloat16
+    sorts by its exact float32 values."""
+    if values.dtype == D.bfloat16.np:
+        values = values.astype(np.float32)
+    return np.argsort(values, axis=axis, kind="stable")
 
 
 @kernel("argsort")
 @_guarded("argsort")
 def argsort(values, axis, descending, stable):
     if not descending:
-        return np.argsort(values, axis=axis, kind="stable").astype(np.int32)
+        return _argsort_keys(values, axis).astype(np.int32)
     # Descending but ties in original order: sort the reversed array ascending (stable),
     # reverse the result and map positions back.
     n = values.shape[axis]
-    rev = np.argsort(np.flip(values, axis), axis=axis, kind="stable")
+    rev = _argsort_keys(np.flip(values, axis), axis)
     return (n - 1 - np.flip(rev, axis)).astype(np.int32)

@@ -1,2 +1,282 @@
-"""StableHLO lowering rules: random family."""
+"""StableHLO lowering rules: random family.
+
+Stateless ops rebuild the kernels' Threefry-2x32 stream (runtime/kernels/random.py documents
+the bit layout) with uint32 adds, xors, shifts and ors, then map the words to values exactly as
+the kernels do, so integers and uniform floats are bit-identical to eager and normals /
+truncated normals agree to a few ulps (XLA's log, cos and sqrt, and fused multiply-adds, may
+round differently from NumPy's).
+
+Stateful ops keep their stream position in the NumPy kernel layer, which an XLA computation
+cannot read or advance: they are refused at compile time with the op and the user's line.
+
+`stateless_random_uniform_int` with minval >= maxval: the kernel raises, XLA cannot raise on
+values, so the lowering returns minval everywhere (documented and tested).
+"""
 from __future__ import annotations
+
+import numpy as np
+from jax._src.lib.mlir import ir
+import jaxlib.mlir.dialects.stablehlo as hlo
+
+from ...ir import dtypes as D
+from ...ir.errors import UnimplementedError
+from .core import _where, register_lowering
+from .math import compare
+
+_signless = ir.IntegerType.get_signless
+# Threefry-2x32 constants and the seed fold, as runtime/kernels/random.py defines them
+_ROTATIONS = ((13, 15, 26, 6), (17, 29, 16, 24))
+_PARITY = 0x1BD11BDA
+_GOLDEN = 0x9E3779B9
+
+
+def _unsigned(bits: int):
+    return ir.IntegerType.get_unsigned(bits)
+
+
+def _vec(shape, elem):
+    return ir.RankedTensorType.get(list(shape), elem)
+
+
+def _const(ctx, value, np_dtype, shape=()):
+    """A constant of a NumPy scalar type (uint32 etc. are not flowjit dtypes), splatted."""
+    c = ctx.constant(np.asarray(value, dtype=np_dtype))
+    if not shape:
+        return c
+    ty = _vec(shape, ir.RankedTensorType(c.type).element_type)
+    return hlo.broadcast_in_dim(ty, c, ir.DenseI64ArrayAttr.get([]))
+
+
+def _shape(v):
+    return list(ir.RankedTensorType(v.type).shape)
+
+
+def _slice(v, start, limit, stride=1):
+    return hlo.slice(v, ir.DenseI64ArrayAttr.get([start]), ir.DenseI64ArrayAttr.get([limit]),
+                     ir.DenseI64ArrayAttr.get([stride]))
+
+
+def _spread(scalar, shape):
+    """A rank-0 value broadcast to `shape`."""
+    ty = _vec(shape, ir.RankedTensorType(scalar.type).element_type)
+    return hlo.broadcast_in_dim(ty, scalar, ir.DenseI64ArrayAttr.get([]))
+
+
+def _scalar_of(v):
+    return hlo.reshape(_vec([], ir.RankedTensorType(v.type).element_type), v)
+
+
+# --- Threefry-2x32 ------------------------------------------------------------------------
+def _seed_key(ctx, seed):
+    """The two uint32 key words of a [2] int32/int64 seed: each element sign-extended to
+    64 bits, then lo32 ^ (hi32 * golden)."""
+    u32, u64 = _unsigned(32), _unsigned(64)
+    s64 = hlo.convert(_vec([2], _signless(64)), seed)          # sign-extends an int32 seed
+    bits = hlo.bitcast_convert(_vec([2], u64), s64)
+    lo = hlo.convert(_vec([2], u32), hlo.and_(bits, _const(ctx, 0xFFFFFFFF, np.uint64, [2])))
+    hi = hlo.convert(_vec([2], u32), hlo.shift_right_logical(bits, _const(ctx, 32, np.uint64,
+                                                                          [2])))
+    folded = hlo.xor(lo, hlo.multiply(hi, _const(ctx, _GOLDEN, np.uint32, [2])))
+    return _scalar_of(_slice(folded, 0, 1)), _scalar_of(_slice(folded, 1, 2))
+
+
+def _threefry(ctx, k0, k1, x0, x1):
+    """Threefry-2x32, 20 rounds, on uint32 vectors x0, x1 with scalar uint32 key words."""
+    shape = _shape(x0)
+    ks2 = hlo.xor(hlo.xor(k0, k1), _const(ctx, _PARITY, np.uint32))
+    ks = [_spread(k, shape) for k in (k0, k1, ks2)]
+    rot = {r: (_const(ctx, r, np.uint32, shape), _const(ctx, 32 - r, np.uint32, shape))
+           for group in _ROTATIONS for r in group}
+    x0 = hlo.add(x0, ks[0])
+    x1 = hlo.add(x1, ks[1])
+    for group in range(5):
+        for r in _ROTATIONS[group % 2]:
+            left, right = rot[r]
+            x0 = hlo.add(x0, x1)
+            x1 = hlo.or_(hlo.shift_left(x1, left), hlo.shift_right_logical(x1, right))
+            x1 = hlo.xor(x1, x0)
+        x0 = hlo.add(x0, ks[(group + 1) % 3])
+        x1 = hlo.add(hlo.add(x1, ks[(group + 2) % 3]),
+                     _const(ctx, group + 1, np.uint32, shape))
+    return x0, x1
+
+
+def _words(ctx, seed, n: int):
+    """The first `n` uint32 words of the stateless stream of `seed` (stream 0, offset 0):
+    block i hashes the counter (lo32(i), hi32(i)) into words 2i and 2i+1."""
+    u32 = _unsigned(32)
+    k0, k1 = _seed_key(ctx, seed)
+    blocks = (n + 1) // 2
+    dim0 = ir.IntegerAttr.get(_signless(64), 0)
+    if blocks <= 1 << 32:
+        lo = hlo.iota(_vec([blocks], u32), dim0)
+        hi = _const(ctx, 0, np.uint32, [blocks])
+    else:
+        idx = hlo.iota(_vec([blocks], _unsigned(64)), dim0)
+        mask = _const(ctx, 0xFFFFFFFF, np.uint64, [blocks])
+        lo = hlo.convert(_vec([blocks], u32), hlo.and_(idx, mask))
+        hi = hlo.convert(_vec([blocks], u32),
+                         hlo.shift_right_logical(idx, _const(ctx, 32, np.uint64, [blocks])))
+    y0, y1 = _threefry(ctx, k0, k1, lo, hi)
+    col = _vec([blocks, 1], u32)
+    pairs = hlo.concatenate([hlo.reshape(col, y0), hlo.reshape(col, y1)], 1)
+    flat = hlo.reshape(_vec([2 * blocks], u32), pairs)
+    return flat if 2 * blocks == n else _slice(flat, 0, n)
+
+
+def _even_odd(ctx, w):
+    """(w[0::2], w[1::2]) of a word vector of even length."""
+    n = _shape(w)[0]
+    return _slice(w, 0, n, 2), _slice(w, 1, n, 2)
+
+
+def _bits64(ctx, w):
+    """uint64 values from (high, low) word pairs."""
+    hi, lo = _even_odd(ctx, w)
+    t = _vec(_shape(hi), _unsigned(64))
+    hi, lo = hlo.convert(t, hi), hlo.convert(t, lo)
+    return hlo.or_(hlo.shift_left(hi, _const(ctx, 32, np.uint64, _shape(hi))), lo)
+
+
+# --- words -> values ----------------------------------------------------------------------
+# float dtype -> (unsigned bits, kept mantissa bits, pattern of 1.0)
+_MANTISSA = {D.float16: (16, 10, 0x3C00), D.bfloat16: (16, 7, 0x3F80),
+             D.float32: (32, 23, 0x3F800000)}
+
+
+def _uniform01(ctx, w, dt):
+    """[0, 1) values of dtype `dt` from the top mantissa bits (two words per float64)."""
+    if dt is D.float64:
+        bits = hlo.shift_right_logical(_bits64(ctx, w), _const(ctx, 12, np.uint64,
+                                                               [_shape(w)[0] // 2]))
+        n = _shape(bits)
+        bits = hlo.or_(bits, _const(ctx, 0x3FF0000000000000, np.uint64, n))
+        f = hlo.bitcast_convert(ctx.tensor_type(D.float64, n), bits)
+        return hlo.subtract(f, ctx.splat(1, f.type))
+    width, keep, one = _MANTISSA[dt]
+    n = _shape(w)
+    ut = {16: np.uint16, 32: np.uint32}[width]
+    top = hlo.shift_right_logical(w, _const(ctx, 32 - keep, np.uint32, n))
+    if width != 32:
+        top = hlo.convert(_vec(n, _unsigned(width)), top)
+    bits = hlo.or_(top, _const(ctx, one, ut, n))
+    f = hlo.bitcast_convert(ctx.tensor_type(dt, n), bits)
+    return hlo.subtract(f, ctx.splat(1, f.type))
+
+
+def _compute_dtype(dt):
+    return D.float64 if dt is D.float64 else D.float32
+
+
+def _words_per_value(dt) -> int:
+    return 2 if dt.np.itemsize == 8 else 1
+
+
+def _normal(ctx, w, dt):
+    """Box-Muller on consecutive uniform pairs, in float32 (float64 for float64)."""
+    ct = _compute_dtype(dt)
+    u1, u2 = _even_odd(ctx, _uniform01(ctx, w, ct))
+    one = ctx.splat(1, u1.type)
+    r = hlo.sqrt(hlo.multiply(ctx.splat(-2, u1.type), hlo.log(hlo.subtract(one, u1))))
+    z = hlo.multiply(r, hlo.cosine(hlo.multiply(ctx.splat(2 * np.pi, u2.type), u2)))
+    return z if ct is dt else hlo.convert(ctx.tensor_type(dt, _shape(z)), z)
+
+
+# Giles' single-precision erfinv (central branch), as the kernel writes it
+_ERFINV = (3.43273939e-07, -3.5233877e-06, -4.39150654e-06, 0.00021858087, -0.00125372503,
+           -0.00417768164, 0.246640727, 1.50140941)
+
+
+def _truncated_normal(ctx, w, dt):
+    ct = _compute_dtype(dt)
+    u = _uniform01(ctx, w, ct)
+
+    def c(v):
+        return ctx.splat(v, u.type)
+    x = hlo.multiply(hlo.subtract(hlo.multiply(c(2), u), c(1)), c(0.9544997361036416))
+    t = hlo.subtract(hlo.negate(hlo.log(hlo.multiply(hlo.subtract(c(1), x),
+                                                     hlo.add(c(1), x)))), c(2.5))
+    p = c(2.81022636e-08)
+    for coef in _ERFINV:
+        p = hlo.add(c(coef), hlo.multiply(p, t))
+    z = hlo.multiply(c(np.sqrt(2)), hlo.multiply(p, x))
+    z = hlo.clamp(ctx.constant(np.asarray(-2, ct.np)), z, ctx.constant(np.asarray(2, ct.np)))
+    return z if ct is dt else hlo.convert(ctx.tensor_type(dt, _shape(z)), z)
+
+
+def _uint_bits(ctx, w, dt):
+    return _bits64(ctx, w) if dt.np.itemsize == 8 else w
+
+
+def _full_int(ctx, w, dt):
+    bits = _uint_bits(ctx, w, dt)
+    return hlo.bitcast_convert(ctx.tensor_type(dt, _shape(bits)), bits)
+
+
+# kind -> (words per value of the result dtype, words -> flat values)
+_DISTRIBUTIONS = {
+    "stateless_random_uniform": (_words_per_value, _uniform01),
+    "stateless_random_normal": (lambda dt: 2 * _words_per_value(_compute_dtype(dt)), _normal),
+    "stateless_random_truncated_normal": (lambda dt: _words_per_value(_compute_dtype(dt)),
+                                          _truncated_normal),
+    "stateless_random_uniform_full_int": (_words_per_value, _full_int),
+}
+
+
+def _declare_stateless(name):
+    per, make = _DISTRIBUTIONS[name]
+
+    def rule(ctx, op, seed):
+        out_t = ctx.result_type(op)
+        if 0 in ir.RankedTensorType(out_t).shape:
+            return ctx.splat(0, out_t)
+        dt = op.python_attrs()["dtype"]
+        n = int(np.prod(ir.RankedTensorType(out_t).shape, dtype=np.int64))
+        return hlo.reshape(out_t, make(ctx, _words(ctx, seed, n * per(dt)), dt))
+    register_lowering(name)(rule)
+
+
+for _name in _DISTRIBUTIONS:
+    _declare_stateless(_name)
+
+
+@register_lowering("stateless_random_uniform_int")
+def _stateless_uniform_int(ctx, op, seed, minval, maxval):
+    out_t = ctx.result_type(op)
+    if 0 in ir.RankedTensorType(out_t).shape:
+        return ctx.splat(0, out_t)
+    dt = ctx.dtype(minval)
+    n = int(np.prod(ir.RankedTensorType(out_t).shape, dtype=np.int64))
+    bits = _uint_bits(ctx, _words(ctx, seed, n * _words_per_value(dt)), dt)
+    ut = ir.RankedTensorType(bits.type).element_type
+    lo = hlo.bitcast_convert(_vec([], ut), minval)
+    span = hlo.subtract(hlo.bitcast_convert(_vec([], ut), maxval), lo)
+    n_vals = _shape(bits)
+    vals = hlo.add(hlo.remainder(bits, _spread(span, n_vals)), _spread(lo, n_vals))
+    vals = hlo.bitcast_convert(_vec(n_vals, ctx.elem_type(dt)), vals)
+    # The kernel raises on minval >= maxval; XLA cannot, so such calls give minval.
+    ok = _spread(compare(ctx, minval, maxval, "LT"), n_vals)
+    return hlo.reshape(out_t, hlo.select(ok, vals, _spread(minval, n_vals)))
+
+
+# --- stateful: refused --------------------------------------------------------------------
+_STATELESS_FOR = {
+    "random_uniform": "tf.random.stateless_uniform",
+    "random_uniform_int": "tf.random.stateless_uniform",
+    "random_standard_normal": "tf.random.stateless_normal",
+    "random_truncated_normal": "tf.random.stateless_truncated_normal",
+}
+
+
+def _refuse(name, alternative):
+    def rule(ctx, op, *operands):
+        raise UnimplementedError(
+            None, op.name, f"jit_compile=True: {name} at {_where(op)} is a stateful random op "
+            f"whose stream position lives outside XLA, so it cannot run in an XLA computation; "
+            f"use {alternative} with an explicit seed (a deterministic function of the seed), "
+            f"or call the function with jit_compile=False")
+    register_lowering(name)(rule)
+
+
+for _name, _alt in _STATELESS_FOR.items():
+    _refuse(_name, _alt)

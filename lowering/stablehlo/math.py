@@ -1,11 +1,19 @@
 """Elementwise math -> StableHLO. Binary ops broadcast their operands to the result shape
-first (df broadcasts implicitly like NumPy; StableHLO needs equal shapes)."""
+first (df broadcasts implicitly like NumPy; StableHLO needs equal shapes).
+
+Value-dependent errors of the NumPy kernels cannot be raised inside XLA, so XLA's own
+definitions apply there (tests/lowering/test_xla_math.py checks them): integer x / 0 == -1
+(all bits set: 255 for uint8) and x % 0 == x, so floordiv by zero gives -1 or -2 and
+floormod by zero gives x; an integer to a negative power is 0, except 1 ** n == 1 and
+(-1) ** n == +-1.
+"""
 from __future__ import annotations
 
 from jax._src.lib.mlir import ir
 import jaxlib.mlir.dialects.chlo as chlo
 import jaxlib.mlir.dialects.stablehlo as hlo
 
+from ...ir import dtypes as D
 from .core import register_lowering
 
 UNARY = {
@@ -13,7 +21,7 @@ UNARY = {
     "rsqrt": hlo.rsqrt, "exp": hlo.exponential, "expm1": hlo.exponential_minus_one,
     "log": hlo.log, "log1p": hlo.log_plus_one, "sin": hlo.sine, "cos": hlo.cosine,
     "tan": hlo.tan, "tanh": hlo.tanh, "sigmoid": hlo.logistic, "erf": chlo.erf,
-    "round": hlo.round_nearest_even, "floor": hlo.floor, "ceil": hlo.ceil,
+    "floor": hlo.floor, "ceil": hlo.ceil,
     "logical_not": hlo.not_, "is_finite": hlo.is_finite,
 }
 BINARY = {
@@ -64,6 +72,12 @@ for _n, _d in COMPARE.items():
 @register_lowering("square")
 def _square(ctx, op, x):
     return hlo.multiply(x, x)
+
+
+@register_lowering("round")
+def _round(ctx, op, x):
+    # integers are already round (stablehlo.round_nearest_even takes floats only)
+    return hlo.round_nearest_even(x) if ctx.dtype(x).is_floating else x
 
 
 @register_lowering("reciprocal")
@@ -139,10 +153,26 @@ def _cast(ctx, op, x):
     if dst.is_bool:
         return compare(ctx, x, ctx.splat(0, x.type), "NE")
     if src.is_floating and dst.is_integer:
-        # truncation toward zero; NaN/Inf become 0, as the NumPy kernel defines it
-        conv = hlo.convert(t, x)
-        return hlo.select(hlo.is_finite(x), conv, ctx.splat(0, t))
+        return _float_to_int(ctx, x, dst, t)
     return hlo.convert(t, x)
+
+
+def _float_to_int(ctx, x, dst, t):
+    """Truncation toward zero, as the NumPy kernel computes it on x86: NaN/Inf become 0 (the
+    kernel's rule); other values convert to a 32-bit integer (64-bit for an int64 target),
+    where a value out of range gives that type's minimum (the x86 "integer indefinite"), and
+    then wrap to the target width. XLA's convert alone would saturate instead."""
+    wide = D.int64 if dst is D.int64 else D.int32
+    if ctx.dtype(x) in (D.float16, D.bfloat16):
+        x = hlo.convert(ctx.tensor_type(D.float32, ctx.shape(x)), x)   # exact; holds 2**31
+    wide_t = ctx.tensor_type(wide, ctx.shape(x))
+    bound = 2.0 ** (8 * wide.size - 1)                 # exact in float32 and float64
+    in_range = hlo.and_(compare(ctx, x, ctx.splat(-bound, x.type), "GE"),
+                        compare(ctx, x, ctx.splat(bound, x.type), "LT"))
+    finite = hlo.is_finite(x)
+    out_of_range = hlo.select(finite, ctx.splat(wide.min, wide_t), ctx.splat(0, wide_t))
+    value = hlo.select(in_range, hlo.convert(wide_t, x), out_of_range)
+    return value if wide is dst else hlo.convert(t, value)
 
 
 @register_lowering("clip_by_value")

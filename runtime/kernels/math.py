@@ -1,6 +1,7 @@
 """NumPy kernels for elementwise math."""
 from __future__ import annotations
 
+import ml_dtypes
 import numpy as np
 
 from ...ir.errors import InvalidArgumentError
@@ -136,7 +137,7 @@ def add_n(*xs):
 def cast(x, dtype):
     target = np.dtype(dtype.np)
     x = np.asarray(x)
-    if target.kind in "iu" and x.dtype.kind == "f":
+    if target.kind in "iu" and (x.dtype.kind == "f" or x.dtype == _BF16):  # bf16's kind is V
         # TF truncates toward zero; NaN/Inf have no integer value, so they become 0 here
         # rather than NumPy's platform-dependent garbage.
         with np.errstate(invalid="ignore"):
@@ -145,6 +146,9 @@ def cast(x, dtype):
         return x != 0
     with np.errstate(invalid="ignore", over="ignore"):  # out-of-range values wrap silently
         return x.astype(target)
+
+
+_BF16 = np.dtype(ml_dtypes.bfloat16)
 
 
 @kernel("clip_by_value")

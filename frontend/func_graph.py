@@ -265,3 +265,29 @@ def _assign_variable(var, method, value, read_value):
 
 def in_graph() -> bool:
     return current() is not None
+
+
+class name_scope:  # noqa: N801  (TF's name)
+    """`with tf.name_scope("dense"):` prefixes the names of nodes traced inside (eagerly it
+    does nothing, as in TF 2)."""
+
+    def __init__(self, name: str):
+        if not isinstance(name, str) or not name or "/" in name.strip("/"):
+            raise ValueError(f"name_scope: invalid scope name {name!r}")
+        self._name = name.strip("/")
+        self._graph = None
+
+    @property
+    def name(self):
+        return self._name
+
+    def __enter__(self):
+        self._graph = current()
+        if self._graph is not None:
+            self._graph.scopes.append(self._name)
+        return self._name + "/"
+
+    def __exit__(self, *exc):
+        if self._graph is not None:
+            self._graph.scopes.pop()
+        return False

@@ -214,7 +214,7 @@ def test_shape_errors_raise_at_trace_time_with_user_line():
 def test_symbolic_tensor_surface():
     seen = {}
 
-    @tf.function
+    @tf.function(autograph=False)  # AutoGraph would turn len() into a tensor op
     def f(x):
         seen["shape"] = x.shape.as_list()
         seen["repr"] = repr(x)
@@ -281,3 +281,19 @@ def test_compiler_ir_with_none_dims():
         return x + 1.0
 
     assert "tensor<?x4xf32>" in f.experimental_get_compiler_ir()(stage="dataflow")
+
+
+def test_name_scopes_prefix_node_names():
+    @tf.function
+    def f(x):
+        with tf.name_scope("dense"):
+            y = x * 2.0
+            with tf.name_scope("act"):
+                y = tf.nn.relu(y)
+        return y + 1.0
+
+    graph = f.experimental_get_compiler_ir(tf.ones([2]))(stage="graph")
+    assert "dense/mul = mul(" in graph and "dense/act/relu = relu(" in graph
+    assert "\n  add = add(" in graph
+    with tf.name_scope("eager"):           # a no-op eagerly
+        assert float(tf.constant(1.0) + 1.0) == 2.0

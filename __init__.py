@@ -20,7 +20,7 @@ from .frontend import operators as _operators
 from .frontend import ops as _ops
 from .frontend import config as _config
 from .frontend.function import ConcreteFunction, Function, function
-from .frontend.func_graph import init_scope
+from .frontend.func_graph import init_scope, name_scope
 from .frontend.control_flow import cond, switch_case, while_loop
 from .frontend.func_graph import GraphTensor as _GraphTensor
 from .passes import pipeline as _pipeline

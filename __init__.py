@@ -22,6 +22,7 @@ from .frontend import config as _config
 from .frontend.function import ConcreteFunction, Function, function
 from .frontend.func_graph import init_scope, name_scope
 from .frontend.control_flow import cond, switch_case, while_loop
+from .frontend.gradients.tape import GradientTape, UnconnectedGradients, custom_gradient
 from .frontend.func_graph import GraphTensor as _GraphTensor
 from .passes import pipeline as _pipeline
 from .passes import register_pass
@@ -64,3 +65,21 @@ for _fam in _ops.FAMILIES:
             setattr(_NAMESPACES[_ns], _n, getattr(_fam, _n))
 dtypes.cast = _ops.math.cast
 _sys.modules[f"{__name__}.errors"] = errors
+
+from .frontend import autograph as _autograph_impl
+autograph = _namespace("autograph", "TF's `tf.autograph`.")
+autograph.to_code = _autograph_impl.to_code
+autograph.experimental = _namespace("autograph.experimental",
+                                    "TF's `tf.autograph.experimental`.")
+autograph.experimental.do_not_convert = _autograph_impl.do_not_convert
+autograph.experimental.set_loop_options = _autograph_impl.set_loop_options
+
+from .frontend import optimizers as _optimizers_impl
+optimizers = _namespace("optimizers", "TF's `tf.optimizers` (Keras optimizers).")
+for _n in _optimizers_impl.EXPORTS["optimizers"]:
+    setattr(optimizers, _n, getattr(_optimizers_impl, _n))
+keras = _namespace("keras", "The part of `tf.keras` flowjit provides: `tf.keras.optimizers`.")
+keras.optimizers = optimizers
+_sys.modules[f"{__name__}.keras.optimizers"] = optimizers
+autodiff = _namespace("autodiff", "TF's `tf.autodiff`.")
+autodiff.GradientTape = GradientTape

@@ -21,6 +21,14 @@ def stage(name: str, doc: str):
     return deco
 
 
+@stage("source", "The Python source that was traced: AutoGraph's converted code, each line "
+                 "tagged with the user line it comes from (the original source when "
+                 "autograph=False).")
+def _source(ir):
+    from .autograph.converter import source_stage
+    return source_stage(ir.cf._function)
+
+
 @stage("graph", "The traced FuncGraph (nodes, attributes, control inputs, locations).")
 def _graph(ir):
     return ir.cf.graph.to_text()

@@ -3,12 +3,18 @@
 Eagerly they run Python. While tracing, each branch or loop function is traced into a nested
 FuncGraph with its own captures, and one `cond`/`case`/`while` node joins the outer graph;
 its operands are the predicate (or loop values) followed by every captured outer value.
+When a GradientTape tracks one of those operands, the node is recorded on it with a gradient
+built by gradients/control_flow.py (a loop then also keeps each iteration's values).
 """
 from __future__ import annotations
 
+import weakref
+
+import numpy as np
+
 from ..ir import dtypes as D
 from ..ir import errors
-from ..ir.registry import TT, ResourceTT
+from ..ir.registry import TT
 from ..ir.shapes import TensorShape, as_shape
 from . import dispatch, func_graph, nest
 from .func_graph import FuncGraph, GraphTensor
@@ -40,8 +46,10 @@ def _trace_fn(outer: FuncGraph, fn, args, name: str, arg_tts=()):
     return g, out, flat
 
 
-def _link_captures(outer: FuncGraph, graphs, operands: list):
-    """Make each nested graph's outer captures operands of the node (shared ones once)."""
+def _link_captures(outer: FuncGraph, graphs, operands: list, sources: list | None = None):
+    """Make each nested graph's outer captures operands of the node (shared ones once).
+    `sources` (optional, parallel to `operands`) receives what each operand stands for: the
+    outer tensor, or the Variable for a resource operand (what a GradientTape tracks)."""
     index = {}
     for g in graphs:
         for ph in g.inputs:
@@ -53,6 +61,8 @@ def _link_captures(outer: FuncGraph, graphs, operands: list):
             if pos is None:
                 t = outer.resource(value) if _is_variable(value) else outer.capture(value)
                 operands.append(t)
+                if sources is not None:
+                    sources.append(value if _is_variable(value) else t)
                 pos = index[id(value)] = len(operands) - 1
             ph.attrs["outer"] = pos
 
@@ -132,12 +142,24 @@ def _build_branches(g, op, selector, fns, names, name):
                              f"{s!r} [at {errors.user_frame()}]")
     out_types = _merge_types(op, names, [t[2] for t in traced])
     graphs = [t[0] for t in traced]
-    operands = [selector]
-    _link_captures(g, graphs, operands)
-    stateful = any(x.stateful for x in graphs)
+    outs = add_branch_node(g, op, selector, graphs, out_types, name=name)
+    return nest.pack_sequence_as(structures[0], list(outs))
+
+
+def add_branch_node(g, op, selector, graphs, out_types, stateful=None, name=None):
+    """Add a `cond`/`case` node for traced branch graphs (their outputs set) to `g`, linking
+    their captures; an active GradientTape that tracks one of its operands records it."""
+    selector = g.capture(selector)
+    operands, sources = [selector], [selector]
+    _link_captures(g, graphs, operands, sources)
+    if stateful is None:
+        stateful = any(x.stateful for x in graphs)
     outs = g.add_op(op, operands, {"branches": tuple(graphs)}, out_types, stateful=stateful,
                     name=name)
-    return nest.pack_sequence_as(structures[0], list(outs))
+    if dispatch.tape_hook is not None:
+        from .gradients import control_flow as cf_grad
+        cf_grad.record_branches(op, graphs, sources, outs)
+    return outs
 
 
 # --- while_loop ----------------------------------------------------------------------------
@@ -197,6 +219,22 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
         def wbody(*vs):
             return _normalize_body_out(body(*vs), single)
 
+    outs = _while_node(g, wcond, wbody, full, flat, tts, paths, structure, name,
+                       _static_int(maximum_iterations), record=bool(back_prop))
+    outs = list(outs[1:] if counter else outs)
+    result = nest.pack_sequence_as(structure, outs)
+    return result[0] if single else result
+
+
+# Static `maximum_iterations` of while nodes (gradients preallocate per-iteration storage).
+WHILE_BOUNDS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def _while_node(g, wcond, wbody, full, flat, tts, paths, structure, name, max_iter,
+                record=True):
+    """Trace `wcond`/`wbody` over loop values `full` (types `tts`) and add one `while` node
+    to `g`; returns its outputs. A GradientTape tracking the loop gets a differentiable loop
+    (gradients/control_flow.py) unless `record` is False."""
     cg, _, cflat = _trace_fn(g, wcond, full, "cond", tts)
     if len(cflat) != 1 or cflat[0].dtype is not D.bool_ or (
             cflat[0]._tt.shape is not None and len(cflat[0]._tt.shape)):
@@ -224,14 +262,59 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
                 f"{TensorShape.from_tuple(out._tt.shape)} after one iteration. To allow the "
                 f"shape to vary across iterations, use the `shape_invariants` argument of "
                 f"tf.while_loop to specify a less-specific shape [at {errors.user_frame()}]")
-    operands = list(flat)
-    _link_captures(g, [cg, bg], operands)
+    operands = [g.capture(t) for t in flat]
+    sources = list(operands)
+    _link_captures(g, [cg, bg], operands, sources)
+    if record and dispatch.tape_hook is not None:
+        from .gradients import control_flow as cf_grad
+        if cf_grad.tape_tracks(sources):
+            return cf_grad.differentiable_while(g, cg, bg, operands, sources, tts, max_iter,
+                                                name)
+    return add_while_node(g, cg, bg, operands, tts, max_iter, name)
+
+
+def add_while_node(g, cg, bg, operands, tts, max_iter=None, name=None):
+    """The `while` node itself (captures already linked)."""
     outs = g.add_op("while", operands, {"cond_graph": cg, "body_graph": bg,
                                         "num_loop_vars": len(tts)},
                     tts, stateful=bg.stateful, name=name)
-    outs = list(outs[1:] if counter else outs)
-    result = nest.pack_sequence_as(structure, outs)
-    return result[0] if single else result
+    WHILE_BOUNDS[outs[0]._node] = max_iter
+    return outs
+
+
+def while_flat(cond_fn, body_fn, inits, tts=None, max_iter=None, name=None, record=True):
+    """A while loop over a flat list of tensors (`cond_fn(*vs)`, `body_fn(*vs) -> list`):
+    Python eagerly, one node while tracing. Used to rebuild and differentiate loops."""
+    g = func_graph.current()
+    if g is None:
+        vals = list(inits)
+        n = 0
+        while (max_iter is None or n < max_iter) and bool(cond_fn(*vals)):
+            vals = list(body_fn(*vals))
+            n += 1
+        return vals
+    flat = [_to_tensor(v, "while_loop loop_vars") for v in inits]
+    if tts is None:
+        tts = [t._tt for t in flat]
+    paths = [f"[{i}]" for i in range(len(flat))]
+    return list(_while_node(g, cond_fn, lambda *vs: list(body_fn(*vs)), list(flat), flat,
+                            list(tts), paths, list(flat), name, max_iter, record))
+
+
+def _static_int(v):
+    """A Python int for a maximum_iterations known while tracing, else None."""
+    if v is None:
+        return None
+    if isinstance(v, (int, np.integer)) and not isinstance(v, bool):
+        return int(v)
+    if isinstance(v, GraphTensor):
+        node = v._node
+        if node.op == "const":
+            return int(np.asarray(node.attrs["value"]).reshape(()))
+        return None
+    if isinstance(v, Tensor):
+        return int(v)
+    return None
 
 
 def _as_bool(x):

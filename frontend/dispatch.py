@@ -21,6 +21,9 @@ from .tensor import Tensor
 # Set by the tracer: called as graph_hook(opdef, inputs, attrs) when a graph is being built.
 graph_hook = None
 
+# Set while a GradientTape records (gradients/tape.py): tape_hook(opdef, inputs, attrs, out).
+tape_hook = None
+
 # Tests set FLOWJIT_CHECK_KERNELS=1: every eager result is checked against its inferred type.
 CHECK_KERNELS = os.environ.get("FLOWJIT_CHECK_KERNELS") == "1"
 
@@ -156,9 +159,11 @@ def apply(opname: str, inputs, attrs: dict | None = None):
     """Run (or, while tracing, record) the op `opname` on Tensors `inputs`."""
     opdef = OPS[opname]
     attrs = attrs or {}
-    if graph_hook is not None:
-        return graph_hook(opdef, inputs, attrs)
-    return execute(opdef, inputs, attrs)
+    out = graph_hook(opdef, inputs, attrs) if graph_hook is not None else \
+        execute(opdef, inputs, attrs)
+    if tape_hook is not None:
+        tape_hook(opdef, inputs, attrs, out)
+    return out
 
 
 def execute(opdef: OpDef, inputs, attrs: dict):

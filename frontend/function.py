@@ -19,7 +19,7 @@ import numpy as np
 from ..ir import errors
 from ..runtime import xla
 from ..ir.registry import TT
-from . import config, dispatch, func_graph, trace_type, variables
+from . import config, dispatch, func_graph, nest, trace_type, variables
 from .specs import TensorSpec
 from .tensor import Tensor
 
@@ -83,7 +83,9 @@ class Function:
     def __call__(self, *args, **kwargs):
         if config.RUN_EAGERLY or func_graph._STACK and func_graph._STACK[-1] is not None:
             # Eager debugging, or a call from inside another trace: the body is traced
-            # inline into the caller's graph.
+            # inline into the caller's graph (converted by AutoGraph in the latter case).
+            if self._autograph and not config.RUN_EAGERLY:
+                return self._traced_python()(*args, **kwargs)
             return self._python_function(*args, **kwargs)
         if self._input_signature is not None:
             flat = self._flat_for_signature(args, kwargs)
@@ -116,10 +118,18 @@ class Function:
             inspect.Parameter.VAR_KEYWORD,) else dict(bound.arguments[n])
             for n in self._arg_names if n in bound.arguments)
 
+    def _traced_python(self):
+        """The callable traced: the AutoGraph-converted function when `autograph`."""
+        if not self._autograph:
+            return self._python_function
+        from .autograph.converter import for_tracing
+        return for_tracing(self._python_function)
+
     def _call_python(self, args):
         """Call the Python function with the canonical (bound) argument tuple."""
-        if self._simple:
-            return self._python_function(*args)
+        fn = self._traced_python()
+        if self._simple or self._input_signature is not None:
+            return fn(*args)  # a signature binds positionally (TF), `*args` included
         pos, kw = [], {}
         for p, v in zip(self._sig.parameters.values(), args):
             if p.kind is p.VAR_POSITIONAL:
@@ -130,7 +140,7 @@ class Function:
                 kw[p.name] = v
             else:
                 pos.append(v)
-        return self._python_function(*pos, **kw)
+        return fn(*pos, **kw)
 
     def _lookup_or_trace(self, key, args):
         for k, cf in reversed(self._traces):
@@ -209,7 +219,8 @@ class Function:
             raise TypeError(f"{self._name}() takes {len(sig)} argument(s) under its "
                             f"input_signature, got {len(args)}")
         flat = []
-        for name, spec, value in zip(self._arg_names, sig, args):
+        names = self._arg_names + [f"arg{i}" for i in range(len(self._arg_names), len(sig))]
+        for name, spec, value in zip(names, sig, args):
             _match_spec(self._name, name, spec, value, flat)
         return flat
 
@@ -217,6 +228,7 @@ class Function:
     def _trace(self, args, key):
         t0 = time.perf_counter()
         graph = func_graph.FuncGraph(self._name)
+        graph.jit_compile = bool(self._jit_compile)  # gradients of loops check it
         sym_args = _placeholders(graph, args, key, self._arg_names)
         prev_create = variables._create_hook
         variables._create_hook = self._create_variable
@@ -254,9 +266,12 @@ class Function:
     # --- public API -------------------------------------------------------------------------
     def get_concrete_function(self, *args, **kwargs) -> "ConcreteFunction":
         """The ConcreteFunction for these arguments (tensors or TensorSpecs), tracing if needed."""
-        if self._input_signature is not None and not args and not kwargs:
+        if self._input_signature is not None:
+            if (args or kwargs) and not any(isinstance(a, TensorSpec) for a in
+                                            nest.flatten((args, kwargs))):
+                self._flat_for_signature(args, kwargs)  # values must fit the signature
             args = self._input_signature
-        if kwargs or not self._simple or len(args) != len(self._arg_names):
+        elif kwargs or not self._simple or len(args) != len(self._arg_names):
             args = self._bind(args, kwargs)
         key = trace_type.spec_key(args)
         cf = self._cache.get(key)
@@ -451,6 +466,11 @@ class ConcreteFunction:
 
     # --- calling ----------------------------------------------------------------------------
     def _call_flat(self, flat):
+        if dispatch.tape_hook is not None:  # a GradientTape records: let it see the ops
+            from .gradients.control_flow import call_under_tape
+            out = call_under_tape(self, flat)
+            if out is not None:
+                return out
         if self._jit:
             return self._call_xla(flat)
         plan = self._plan

@@ -83,7 +83,10 @@ class Variable:
     def _as_tensor(self):
         """The current value; while tracing, the tracer substitutes a resource read."""
         hook = _read_hook
-        return hook(self) if hook is not None else self._value
+        t = hook(self) if hook is not None else self._value
+        if _watch_hook is not None:  # a GradientTape records: the read may be watched
+            _watch_hook(self, t)
+        return t
 
     def read_value(self):
         return self._as_tensor()
@@ -192,3 +195,5 @@ def _np_repr(t: Tensor) -> str:
 _read_hook = None
 _assign_hook = None
 _create_hook = None
+# Set by gradients/tape.py while a GradientTape records: _watch_hook(variable, read_tensor).
+_watch_hook = None

@@ -10,10 +10,27 @@ from . import register_pass
 from .effects import is_dead
 
 
+def _preorder(regions, out: list) -> list:
+    for region in regions:
+        for block in region.blocks:
+            op = block.first_op
+            while op is not None:
+                out.append(op)
+                if op.regions:
+                    _preorder(op.regions, out)
+                op = op.next_op
+    return out
+
+
 def remove_dead(module) -> int:
-    """Erase dead ops, innermost and last first so chains die in one sweep."""
+    """Erase dead ops in one sweep, in reverse pre-order. In pre-order a value's definition
+    comes before all its uses (dominance; uses inside nested regions included) and a region op
+    before its body, so walking backwards visits every op after all its users and after its
+    own body: a dead chain, or a region op whose body is pure and whose results are unused,
+    goes in one sweep. Returns how many ops were erased (nested ones of an erased region op
+    not counted)."""
     removed = 0
-    for op in reversed(list(module.walk())):
+    for op in reversed(_preorder(module.regions, [])):
         if op.parent is not None and is_dead(op):
             Rewriter.erase_op(op, safe_erase=False)
             removed += 1
@@ -26,5 +43,4 @@ class DeadCodeElimination(ModulePass):
     name = "dce"
 
     def apply(self, ctx, op) -> None:
-        while remove_dead(op):
-            pass
+        remove_dead(op)

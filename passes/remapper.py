@@ -1,2 +1,350 @@
-"""Pass module (being written)."""
+"""`remapper`: Grappler's remapper. Replaces a product, its bias add and an activation by one
+fused op (`ir/ops/fused.py`):
+
+    matmul -> bias_add | add(rank-1 bias of the last dim) [-> activation]   => fused_matmul
+    conv2d -> bias_add | add(per-channel bias)             [-> activation]   => fused_conv2d
+    conv2d [-> bias] -> mul(per-channel const) -> add(per-channel const) [-> activation]
+        (inference batch normalization, as `tf.nn.batch_normalization` composes it once
+        constant folding has made its scale and shift constants)       => fused_conv2d
+
+Activations are those of `fused.ACTIVATIONS` (relu, relu6, elu, selu, leaky_relu, gelu, tanh,
+sigmoid). A chain is fused only when every intermediate value has exactly one use, by the
+next op of the chain in the same block (so nothing is recomputed or moved into a region).
+
+Exactness: fused ops compute each step exactly as the ops they replace, so those rewrites
+are bit-exact. The batch-norm fold is not: it scales the filter (w * s) instead of the
+product (conv(x, w) * s), a reassociation that changes float results by a few ulps (as TF's
+own folding does; integer results stay exact). It is guarded (s finite and nonzero, w * s
+finite) and can be switched off with `remapper{fold-batch-norm=false}`.
+"""
 from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from xdsl.passes import ModulePass
+from xdsl.rewriter import InsertPoint, Rewriter
+
+from ..ir.dialect import OP_CLASSES, DfOp, encode_attr, from_xdsl_type, to_xdsl_type
+from ..ir.ops.fused import ACTIVATIONS, activation_of
+from ..ir.ops.nn import spatial_axes
+from ..ir.registry import OPS, TT, InferenceError
+from . import register_pass
+from .constant_folding import const_op, const_value, make_const
+from .effects import is_dead
+
+_CONST = "df.const"
+
+
+# --- matching helpers -----------------------------------------------------------------------
+_TT_CACHE: dict = {}   # id(xDSL type) -> (type, TT), filled during one run of the pass
+
+
+def _tt(value):
+    t = value.type
+    e = _TT_CACHE.get(id(t))
+    if e is None or e[0] is not t:
+        e = _TT_CACHE[id(t)] = (t, from_xdsl_type(t))
+    return e[1]
+
+
+def _sole_user(value, block):
+    """The op that uses `value` exactly once, if it is the only use and lives in `block`."""
+    use = value.get_unique_use()
+    if use is None:
+        return None
+    user = use.operation
+    return user if isinstance(user, DfOp) and user.parent is block else None
+
+
+def _const(value):
+    """The NumPy value of a `df.const` result, else None."""
+    op = const_op(value)
+    return None if op is None else const_value(op)
+
+
+def _other(op, value):
+    """The other operand of a binary op one of whose operands is `value` (None if both)."""
+    a, b = op.operands
+    if a is value and b is not value:
+        return b
+    if b is value and a is not value:
+        return a
+    return None
+
+
+def _per_channel(arr, out_shape, axis):
+    """`arr` as a 1-D vector over `axis` of `out_shape`, if broadcasting `arr` against the
+    result is exactly "one value per channel" (a scalar counts: it is repeated)."""
+    if arr.ndim > len(out_shape) or out_shape[axis] is None:
+        return None
+    c = out_shape[axis]
+    full = (1,) * (len(out_shape) - arr.ndim) + arr.shape
+    pos = axis % len(out_shape)
+    if any(d != 1 for i, d in enumerate(full) if i != pos) or full[pos] not in (1, c):
+        return None
+    return np.broadcast_to(arr.reshape(-1), (c,)) if arr.size == 1 else arr.reshape(c)
+
+
+@dataclass
+class _Bias:
+    value: object = None      # an existing SSA value to use as the 1-D bias
+    array: object = None      # or a constant vector (when it must be reshaped or folded)
+    loc: object = None        # the op whose location a new bias constant keeps
+
+
+def _match_bias(user, prev, out_tt, axis, data_formats):
+    """The bias of `user` if it adds a per-channel bias to `prev` along `axis`, else None.
+    `data_formats` are the bias_add formats whose axis is `axis` for this rank."""
+    if user.name == "df.bias_add":
+        fmt = user.python_attrs()["data_format"] or "NHWC"
+        if user.operands[0] is not prev or fmt not in data_formats:
+            return None
+        return _Bias(value=user.operands[1])
+    if user.name != "df.add":
+        return None
+    b = _other(user, prev)
+    if b is None or _tt(user.results[0]) != out_tt:
+        return None
+    bt = _tt(b)
+    last = len(out_tt.shape) - 1
+    if axis == last and bt.shape is not None and len(bt.shape) == 1 and \
+            bt.shape[0] is not None and bt.shape[0] == out_tt.shape[-1]:
+        return _Bias(value=b)
+    arr = _const(b)
+    if arr is not None:
+        vec = _per_channel(arr, out_tt.shape, axis)
+        if vec is not None and arr.shape != (out_tt.shape[axis],):
+            return _Bias(array=np.ascontiguousarray(vec), loc=b.owner)
+    return None
+
+
+_ACTIVATION_OPS = frozenset("df." + e[0] for e in ACTIVATIONS.values() if e)
+
+
+def _match_activation(prev, block):
+    user = _sole_user(prev, block)
+    if user is None or user.name not in _ACTIVATION_OPS:
+        return None, None
+    act = activation_of(user.name[3:], user.python_attrs())
+    return (user, act) if act is not None else (None, None)
+
+
+# --- building -------------------------------------------------------------------------------
+@dataclass
+class _NewConst:
+    """A constant operand to create once the fusion is certain: its value, the op whose
+    result dtype it takes, the op whose location it keeps, and the op to insert it before."""
+    array: object
+    like: object
+    loc: object
+    before: object
+
+    def tt(self):
+        return TT(_tt(self.like.results[0]).dtype, tuple(np.shape(self.array)))
+
+    def build(self):
+        tt = self.tt()
+        arr = np.ascontiguousarray(self.array, dtype=tt.dtype.np)
+        op = make_const(arr, to_xdsl_type(tt), self.loc.location)
+        Rewriter.insert_op(op, InsertPoint.before(self.before))
+        return op.results[0]
+
+
+def erase_unused(op):
+    """Erase an op none of whose results is used. (Rewriter.erase_op also rewires every
+    result to an ErasedSSAValue, which costs more than the rest of a rewrite.)"""
+    op.detach()
+    op.drop_all_references()
+
+
+_ENCODED: dict = {}
+
+
+def _encoded(value):
+    a = _ENCODED.get(value)
+    if a is None:
+        a = _ENCODED[value] = encode_attr(value)
+    return a
+
+
+def _fuse(name, operands, attrs, chain):
+    """Replace the ops of `chain` (first to last, each the sole user of the one before) by
+    one op `name` with the attributes of the chain's first op plus `attrs` (the activation);
+    returns it, or None when the fused op's inference rejects the operands."""
+    last = chain[-1]
+    opdef = OPS[name]
+    types = [v.tt() if isinstance(v, _NewConst) else _tt(v) for v in operands]
+    full = chain[0].python_attrs()
+    full.update(attrs)
+    try:
+        opdef.infer(types, opdef.resolve_attrs(full))
+    except (InferenceError, TypeError):
+        return None
+    operands = [v.build() if isinstance(v, _NewConst) else v for v in operands]
+    encoded = dict(chain[0].attributes)   # the product's attributes, already encoded
+    for k, v in attrs.items():
+        encoded[k] = _encoded(v)
+    op = OP_CLASSES[name].create(operands=operands, result_types=[last.results[0].type],
+                                 attributes=encoded)
+    op.location = last.location
+    Rewriter.insert_op(op, InsertPoint.before(last))
+    last.results[0].replace_all_uses_with(op.results[0])
+    feeding = [v.owner for c in chain for v in c.operands]
+    for dead in reversed(chain):
+        erase_unused(dead)
+    for c in feeding:   # constants only the chain used (folded scale, reshaped bias, ...)
+        if isinstance(c, DfOp) and c.name == _CONST and c.parent is not None and is_dead(c):
+            erase_unused(c)
+    return op
+
+
+def _act_attrs(act):
+    if not act:
+        return {"activation": ""}
+    return {"activation": act[0], "alpha": act[1]} if act[0] == "leaky_relu" else \
+        {"activation": act[0]}
+
+
+# --- patterns -------------------------------------------------------------------------------
+def _fuse_matmul(mm) -> bool:
+    block = mm.parent
+    out = mm.results[0]
+    out_tt = _tt(out)
+    user = _sole_user(out, block)
+    if user is None or out_tt.shape is None:
+        return False
+    rank = len(out_tt.shape)
+    # bias_add's NCHW form adds along axis 1, the last axis only for rank 2
+    bias = _match_bias(user, out, out_tt, rank - 1, ("NHWC", "NCHW") if rank == 2 else
+                       ("NHWC",))
+    if bias is None:
+        return False
+    chain = [mm, user]
+    act_op, act = _match_activation(user.results[0], block)
+    if act_op is not None:
+        chain.append(act_op)
+    bias_value = bias.value if bias.value is not None else \
+        _NewConst(bias.array, mm, user.operands[1].owner, mm)
+    return _fuse("fused_matmul", [mm.operands[0], mm.operands[1], bias_value],
+                 _act_attrs(act), chain) is not None
+
+
+def _all_finite(*arrays) -> bool:
+    return all(bool(np.all(np.isfinite(a))) for a in arrays)
+
+
+def _fold_scale(w, s, shift, b):
+    """Filter w * s (s per output channel: the filter's last axis) and bias b * s + shift,
+    or None when a value involved is not finite (folding must not create or move an inf or
+    NaN) or a scale is zero (0 * inf in the product would be NaN, the folded filter 0)."""
+    dt = w.dtype
+    s = s.astype(dt)
+    shift = shift.astype(dt)
+    if dt.kind not in "iu":
+        if not (_all_finite(w, s, shift) and np.all(s != 0)) or \
+                b is not None and not _all_finite(b):
+            return None
+    with np.errstate(all="ignore"):
+        w2 = (w * s).astype(dt)
+        bias = shift if b is None else (b.astype(dt) * s + shift).astype(dt)
+    if dt.kind not in "iu" and not _all_finite(w2, bias):
+        return None
+    return w2, bias
+
+
+def _match_batch_norm(prev, block, out_tt, ch):
+    """(mul, add, scale vector, shift vector) if `prev` is scaled, then shifted, per channel
+    by constants, each op the sole user of the one before."""
+    mul = _sole_user(prev, block)
+    if mul is None or mul.name != "df.mul" or _tt(mul.results[0]) != out_tt:
+        return None
+    s = _other(mul, prev)
+    s = None if s is None else _const(s)
+    s = None if s is None else _per_channel(s, out_tt.shape, ch)
+    if s is None:
+        return None
+    add = _sole_user(mul.results[0], block)
+    if add is None or _tt(add.results[0]) != out_tt:
+        return None
+    if add.name == "df.add":
+        t = _other(add, mul.results[0])
+    elif add.name == "df.bias_add" and add.operands[0] is mul.results[0] and \
+            ch == len(out_tt.shape) - 1 and add.python_attrs()["data_format"] == "NHWC":
+        t = add.operands[1]
+    else:
+        return None
+    t = None if t is None else _const(t)
+    t = None if t is None else _per_channel(t, out_tt.shape, ch)
+    if t is None:
+        return None
+    return mul, add, s, t
+
+
+def _fuse_conv(conv, fold_bn: bool) -> bool:
+    block = conv.parent
+    out = conv.results[0]
+    out_tt = _tt(out)
+    user = _sole_user(out, block)
+    if user is None or out_tt.shape is None:
+        return False
+    attrs = conv.python_attrs()
+    fmt = attrs["data_format"]
+    rank = len(out_tt.shape)
+    _, ch = spatial_axes(fmt, rank)
+    c = out_tt.shape[ch]
+    # bias_add's NCHW form adds along axis 1, the channel axis only for rank 4
+    formats = ("NHWC",) if fmt == "NHWC" else (("NCHW",) if rank == 4 else ())
+    chain = [conv]
+    prev = out
+    bias = _match_bias(user, prev, out_tt, ch, formats)
+    if bias is not None:
+        chain.append(user)
+        prev = user.results[0]
+    filt = conv.operands[1]
+    bn = _match_batch_norm(prev, block, out_tt, ch) if fold_bn and c is not None else None
+    if bn is not None:
+        mul, add, s, shift = bn
+        w = _const(filt)
+        b = None if bias is None else (
+            bias.array if bias.value is None else _const(bias.value))
+        folded = None
+        if w is not None and w.shape[-1] == c and (bias is None or b is not None):
+            folded = _fold_scale(w, s, shift, None if b is None else b.reshape(c))
+        if folded is not None:
+            chain += [mul, add]
+            prev = add.results[0]
+            filt = _NewConst(folded[0], conv, filt.owner, conv)
+            bias = _Bias(array=folded[1], loc=add)
+    if bias is None:
+        return False
+    act_op, act = _match_activation(prev, block)
+    if act_op is not None:
+        chain.append(act_op)
+    bias_value = bias.value if bias.value is not None else \
+        _NewConst(bias.array, conv, bias.loc, conv)
+    return _fuse("fused_conv2d", [conv.operands[0], filt, bias_value], _act_attrs(act),
+                 chain) is not None
+
+
+@register_pass
+@dataclass(frozen=True)
+class Remapper(ModulePass):
+    name = "remapper"
+    fold_batch_norm: bool = True
+
+    def apply(self, ctx, op) -> None:
+        roots = [o for o in op.walk() if o.name in _ROOTS]
+        try:
+            for root in roots:
+                if root.parent is None:
+                    continue
+                if root.name == "df.matmul":
+                    _fuse_matmul(root)
+                else:
+                    _fuse_conv(root, self.fold_batch_norm)
+        finally:
+            _TT_CACHE.clear()
+
+
+_ROOTS = frozenset({"df.matmul", "df.conv2d"})

@@ -1,2 +1,259 @@
-"""Pass module (being written)."""
+"""`shape-inference`: refine `?` dims (and unknown ranks) of result types with the registry's
+inference, and fold shape queries of statically known tensors into `df.const`.
+
+Tracing already inferred every type, so a result can only become more static when an operand
+did after tracing: a constant folded or a branch inlined with a more static type, a constant
+typed `?` by `constant-folding`, an inlined call. Refinement is a meet: a known dim is never
+changed, a `?` dim takes the inferred size; a conflict (which would be a run-time error)
+leaves the op alone. Ops whose results are already fully static are skipped without running
+their inference, so the pass costs next to nothing on specialized (XLA) graphs.
+
+Types that must stay as declared, because something outside the value's users depends on
+them, are not rewritten: operands of `func.return` (the function signature never changes)
+and of a `df.while` region's `df.yield` (the loop-carried type is shared with the block
+arguments and results). Nor is a type whose refinement would make a user's inference fail:
+such a user can only be code that never runs (say a branch guarded by the shape itself), and
+verification must not reject the program for it. The refined type is still used for the
+value's other users.
+
+`df.cond` / `df.case` results take the join of the types their branches yield (met with the
+declared type); `df.while` types and block arguments are left alone.
+
+Folded queries (Grappler's shape materialization):
+- `shape(x)` and `size(x)` with a static `x` become constants;
+- `size(shape(x))` (how the frontend composes `tf.rank` when the rank is unknown at trace
+  time) folds once the rank is known, since `shape(x)` then has a static type;
+- `strided_slice` / `slice` / `gather` (constant indices) of `shape(x)` fold when every
+  selected dim is known, as `tf.shape(x)[1]` for an `x` of type `?x3`.
+"""
 from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from xdsl.dialects import func
+from xdsl.ir import OpResult
+from xdsl.passes import ModulePass
+from xdsl.rewriter import Rewriter
+
+from ..ir.dialect import OP_CLASSES, CaseOp, CondOp, WhileOp, YieldOp, to_xdsl_type
+from ..ir.registry import TT, infer_types
+from ..runtime.kernels import KERNELS
+from . import register_pass
+from .constant_folding import CONST_NAME, const_op, const_value, make_const, type_info
+from .effects import is_dead
+
+SHAPE_NAME = "df.shape"
+SIZE_NAME = "df.size"
+# Ops that pick elements of a shape vector: applied to the shape with -1 for unknown dims.
+SHAPE_PICKERS = {"df.strided_slice", "df.slice", "df.gather"}
+
+
+def _static(tt) -> bool:
+    return tt.shape is not None and None not in tt.shape
+
+
+def meet(old, new):
+    """`old` with its unknowns filled from `new`; None on a dtype/rank/dim conflict."""
+    if not isinstance(old, TT) or not isinstance(new, TT) or old.dtype is not new.dtype:
+        return None
+    if new.shape is None:
+        return old
+    if old.shape is None:
+        return new
+    if len(old.shape) != len(new.shape):
+        return None
+    out = []
+    for a, b in zip(old.shape, new.shape):
+        if a is None:
+            out.append(b)
+        elif b is None or a == b:
+            out.append(a)
+        else:
+            return None
+    return TT(old.dtype, tuple(out))
+
+
+def join(a, b):
+    """The most static type both `a` and `b` satisfy (branches of a cond)."""
+    if not isinstance(a, TT) or not isinstance(b, TT) or a.dtype is not b.dtype:
+        return None
+    if a.shape is None or b.shape is None or len(a.shape) != len(b.shape):
+        return TT(a.dtype, None)
+    return TT(a.dtype, tuple(x if x == y else None for x, y in zip(a.shape, b.shape)))
+
+
+def _pinned(value) -> bool:
+    for use in value.uses:
+        user = use.operation
+        if isinstance(user, func.ReturnOp):
+            return True
+        if isinstance(user, YieldOp) and isinstance(user.parent_op(), WhileOp):
+            return True
+    return False
+
+
+class _Inference:
+    def __init__(self):
+        self.known: dict = {}   # value -> refined TT its (pinned) IR type could not take
+        self.changed = 0
+
+    def tt(self, value):
+        if self.known:
+            t = self.known.get(value)
+            if t is not None:
+                return t
+        return type_info(value.type)[0]
+
+    def refine(self, value, new):
+        old = self.tt(value)
+        if new == old:
+            return
+        m = meet(old, new)
+        if m is None or m == old:
+            return
+        self.changed += 1
+        if _pinned(value) or not self._users_accept(value, m):
+            self.known[value] = m
+        else:
+            value._type = to_xdsl_type(m)  # same value, new type: users see it directly
+            self.known.pop(value, None)
+
+    def _users_accept(self, value, tt) -> bool:
+        """Every df user still type-checks with `value` typed `tt`. A refinement can expose a
+        conflict in code that never runs (a branch guarded by the shape itself): the IR type
+        must then stay, or verification would reject a program that runs fine."""
+        for use in value.uses:
+            user = use.operation
+            if type(user) not in _DF_TYPES:
+                continue
+            opdef = user.opdef
+            operands = user.operands[:-1] if opdef.stateful else user.operands
+            types = [tt if v is value else self.tt(v) for v in operands]
+            try:
+                infer_types(opdef, types, user.python_attrs() if opdef.attrs else {})
+            except Exception:  # noqa: BLE001
+                return False
+        return True
+
+    def block(self, block):
+        for op in list(block.ops):
+            if type(op) in _DF_TYPES:
+                self.df_op(op)
+            elif op.regions:
+                for region in op.regions:
+                    for b in region.blocks:
+                        self.block(b)
+                if isinstance(op, (CondOp, CaseOp)):
+                    self.branch_op(op)
+
+    def _open(self, results) -> bool:
+        """Some result is not fully static yet (in the IR or in what is known)."""
+        known = self.known
+        for r in results:
+            if not type_info(r.type)[1] and not (known and r in known and _static(known[r])):
+                return True
+        return False
+
+    def df_op(self, op):
+        opdef = op.opdef
+        results = op.results[:-1] if opdef.stateful else op.results
+        if self._open(results):
+            if op.name == CONST_NAME:  # the value's type, without decoding the value
+                new = (type_info(op.attributes["value"].type)[0],)
+            else:
+                operands = op.operands[:-1] if opdef.stateful else op.operands
+                try:
+                    new = infer_types(opdef, [self.tt(v) for v in operands],
+                                      op.python_attrs() if opdef.attrs else {})
+                except Exception:  # noqa: BLE001 - an error stays where it was: at run time
+                    new = ()
+            if len(new) == len(results):
+                for r, t in zip(results, new):
+                    self.refine(r, t)
+        fold = _FOLDS.get(op.name)
+        if fold is not None:
+            fold(self, op)
+
+    def branch_op(self, op):
+        regions = [op.then_region, op.else_region] if isinstance(op, CondOp) else op.branches
+        yields = [r.block.last_op.operands for r in regions]
+        for i, res in enumerate(op.results):
+            if type_info(res.type)[1]:
+                continue
+            t = None
+            for ys in yields:
+                yt = self.tt(ys[i])
+                t = yt if t is None else join(t, yt)
+            if t is not None:
+                self.refine(res, t)
+
+    # --- folds ----------------------------------------------------------------------------
+    def replace_by_const(self, op, arr):
+        res = op.results[0]
+        c = make_const(arr, res.type, op.location)
+        t = self.known.pop(res, None)
+        if t is not None:
+            self.known[c.results[0]] = t
+        producers = [v.op for v in op.operands if isinstance(v, OpResult)]
+        Rewriter.replace_op(op, c)
+        self.changed += 1
+        for p in producers:  # the shape op under size/slice; visited already (it came first)
+            if p.parent is not None and is_dead(p):
+                Rewriter.erase_op(p)
+
+    def fold_shape(self, op):
+        t = self.tt(op.operands[0])
+        if isinstance(t, TT) and _static(t):
+            dt = self.tt(op.results[0]).dtype
+            self.replace_by_const(op, np.array(t.shape, dtype=dt.np).reshape(len(t.shape)))
+
+    def fold_size(self, op):
+        t = self.tt(op.operands[0])
+        if isinstance(t, TT) and _static(t):
+            dt = self.tt(op.results[0]).dtype
+            self.replace_by_const(op, np.array(int(np.prod(t.shape, dtype=np.int64)),
+                                               dtype=dt.np))
+
+    def fold_pick(self, op):
+        src = op.operands[0]
+        shape_op = getattr(src, "op", None)
+        if shape_op is None or shape_op.name != SHAPE_NAME:
+            return
+        t = self.tt(shape_op.operands[0])
+        if not isinstance(t, TT) or t.shape is None:
+            return
+        out = self.tt(op.results[0])
+        others = []
+        for v in op.operands[1:]:
+            c = const_op(v)
+            if c is None:
+                return
+            others.append(const_value(c))
+        dims = np.array([-1 if d is None else d for d in t.shape],
+                        dtype=self.tt(src).dtype.np)
+        try:
+            arr = np.asarray(KERNELS[op.opdef.name](dims, *others, **op.python_attrs()))
+        except Exception:  # noqa: BLE001 - left for run time
+            return
+        if (arr < 0).any() or arr.dtype != dims.dtype or meet(out, TT(out.dtype, arr.shape)) \
+                != TT(out.dtype, arr.shape):
+            return
+        self.replace_by_const(op, arr)
+
+
+_DF_TYPES = frozenset(OP_CLASSES.values())
+_FOLDS = {SHAPE_NAME: _Inference.fold_shape, SIZE_NAME: _Inference.fold_size,
+          **{n: _Inference.fold_pick for n in SHAPE_PICKERS}}
+
+
+@register_pass
+@dataclass(frozen=True)
+class ShapeInference(ModulePass):
+    name = "shape-inference"
+
+    def apply(self, ctx, op) -> None:
+        inf = _Inference()
+        for region in op.regions:
+            for b in region.blocks:
+                inf.block(b)

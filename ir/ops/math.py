@@ -18,10 +18,11 @@ UNARY = {
     "reciprocal": FLOATS, "round": NUMERIC, "floor": FLOATS, "ceil": FLOATS,
     "logical_not": BOOL,
 }
-# Differentiable unless listed here (piecewise-constant or boolean results).
+# Differentiable unless listed here (piecewise-constant or boolean results). floormod is
+# piecewise linear (x - floor(x/y) y), with a gradient in TF.
 NOT_DIFFERENTIABLE = {"sign", "round", "floor", "ceil", "logical_not", "is_nan", "is_finite",
                       "equal", "not_equal", "less", "less_equal", "greater", "greater_equal",
-                      "logical_and", "logical_or", "floordiv", "floormod"}
+                      "logical_and", "logical_or", "floordiv"}
 
 BINARY = {
     "add": NUMERIC, "sub": NUMERIC, "mul": NUMERIC, "div": NUMERIC, "floordiv": NUMERIC,

@@ -234,10 +234,9 @@ def _join(outer, pred, names, init, branches, kind):
     g_f.outputs = [(t._node, t._index) for t in outs_f]
     out_types = control_flow._merge_types("cond", ["true branch", "false branch"],
                                           [outs_t, outs_f])
-    operands = [pred]
-    control_flow._link_captures(outer, [g_t, g_f], operands)
-    results = outer.add_op("cond", operands, {"branches": (g_t, g_f)}, out_types,
-                           stateful=stateful)
+    # the shared builder links captures and lets an active GradientTape record the node
+    results = control_flow.add_branch_node(outer, "cond", pred, (g_t, g_f), out_types,
+                                           stateful=stateful)
     return tuple(p.build(results) for p in plans)
 
 

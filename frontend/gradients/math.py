@@ -83,7 +83,7 @@ def _pow_grad(op, g):
     gx = mul(mul(g, y), M.pow(x, sub(y, 1.0)))
     # d/dy x**y = x**y log x has no real value for x < 0 and a false singularity at x = 0
     # (x**y is 0 there): TF's answer is 0 for both, and log only ever sees a positive value.
-    positive = M.greater(x, A.zeros_like(x))
+    positive = M.greater(x, 0.0)
     log_x = M.where(positive, M.log(M.where(positive, x, A.ones_like(x))), A.zeros_like(x))
     gy = mul(mul(g, z), log_x)
     return [unbroadcast(gx, x), unbroadcast(gy, y)]

@@ -50,34 +50,34 @@ def _zeros(t):
 @gradient("relu")
 def _relu_grad(op, g):
     x = op.inputs[0]
-    return [M.where(M.greater(x, _zeros(x)), g, _zeros(g))]
+    return [M.where(M.greater(x, 0.0), g, _zeros(g))]
 
 
 @gradient("relu6")
 def _relu6_grad(op, g):
     x = op.inputs[0]
-    inside = M.logical_and(M.greater(x, _zeros(x)), M.less(x, M.add(_zeros(x), 6.0)))
+    inside = M.logical_and(M.greater(x, 0.0), M.less(x, 6.0))
     return [M.where(inside, g, _zeros(g))]
 
 
 @gradient("leaky_relu")
 def _leaky_relu_grad(op, g):
     x = op.inputs[0]
-    return [M.where(M.greater(x, _zeros(x)), g, mul(g, float(attr(op, "alpha"))))]
+    return [M.where(M.greater(x, 0.0), g, mul(g, float(attr(op, "alpha"))))]
 
 
 @gradient("elu")
 def _elu_grad(op, g):
     y = op.outputs[0]
     # For x < 0, d/dx (e^x - 1) = e^x = y + 1.
-    return [M.where(M.less(y, _zeros(y)), mul(g, add(y, 1.0)), g)]
+    return [M.where(M.less(y, 0.0), mul(g, add(y, 1.0)), g)]
 
 
 @gradient("selu")
 def _selu_grad(op, g):
     y = op.outputs[0]
     neg_branch = mul(g, add(y, _SELU_SCALE * _SELU_ALPHA))
-    return [M.where(M.less(y, _zeros(y)), neg_branch, mul(g, _SELU_SCALE))]
+    return [M.where(M.less(y, 0.0), neg_branch, mul(g, _SELU_SCALE))]
 
 
 @gradient("gelu")
@@ -252,7 +252,7 @@ def _conv_filter_grad(opname, x4, g4, wshape, attrs, groups):
     """d conv2d(x, w) / d w: per tap, the strided window of the padded input contracted with
     the gradient over batch and space."""
     kh, kw, fin, cout = wshape
-    _, h, wd, cin = dims(x4)
+    _, h, wd, _ = dims(x4)
     strides, dilations = attrs["strides"], attrs["dilations"]
     outs, pads = _geometry(opname, (h, wd), (kh, kw), strides, dilations, attrs["padding"],
                            attrs["explicit_paddings"])

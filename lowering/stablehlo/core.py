@@ -267,4 +267,12 @@ def lower_module(module, fname: str, donate: bool = True) -> LoweredModule:
             outs = ctx.lower_block(block)
             outs += [resources[i].value for i in written]
             mfunc.ReturnOp(outs)
+        # Run the StableHLO verifiers before XLA sees the module: a malformed op must be a
+        # Python exception here, not a CHECK failure that aborts the process inside XLA.
+        try:
+            m.operation.verify()
+        except ir.MLIRError as e:
+            raise UnimplementedError(None, None, f"jit_compile=True: the StableHLO lowered for "
+                                     f"{fname} does not verify (a lowering-rule bug): "
+                                     f"{e}") from None
     return LoweredModule(m, len(ret.operands), written)

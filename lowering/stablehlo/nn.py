@@ -393,28 +393,25 @@ def _conv2d_transpose(ctx, op, x, f):
     small = _spatial_sizes(ctx.shape(x), fmt)
     fwd = _geometry(big, (kh, kw), a["strides"], a["dilations"], a["padding"],
                     a["explicit_paddings"])
-    # The input gradient of the forward conv: dilate the input by the strides (lhs dilation),
-    # correlate with the spatially flipped filter (in/out features swapped), and pad so that
-    # output position o sees input i through tap t exactly when o + pad_before = i*s + t*d.
-    # Pads that come out negative are cropped from the result instead.
+    # The input gradient of the forward conv: dilate the input by the strides, pad so that
+    # output position o sees input i through tap t exactly when o + pad_before = i*s + t*d,
+    # and correlate with the spatially flipped filter (in/out features swapped). Dilation and
+    # padding are one stablehlo.pad (interior = stride - 1; negative edges crop), so the
+    # convolution itself is a plain stride-1 one: XLA's simplifier rejected some lhs-dilated
+    # transposed convolutions with a CHECK failure that killed the process.
     sp, _ = spatial_axes(fmt, 4)
-    pads, conv_shape, start = [], list(out_shape), [0] * 4
+    low, high, interior = [0] * 4, [0] * 4, [0] * 4
     for ax, n, big_n, k, s, d, (before, _) in zip(sp, small, big, (kh, kw), a["strides"],
                                                   a["dilations"], fwd):
         eff = (k - 1) * d + 1
-        lo = eff - 1 - before
-        hi = big_n + eff - 1 - ((n - 1) * s + 1) - lo
-        pads.append((max(lo, 0), max(hi, 0)))
-        start[ax] = max(-lo, 0)
-        conv_shape[ax] = big_n + max(-lo, 0) + max(-hi, 0)
+        low[ax] = eff - 1 - before
+        high[ax] = big_n + eff - 1 - ((n - 1) * s + 1) - low[ax]
+        interior[ax] = s - 1
+    xp = hlo.pad(x, _scalar(ctx, 0, x), _i64s(low), _i64s(high), _i64s(interior))
     flipped = hlo.reverse(f, _i64s([0, 1]))
-    y = _conv(ctx, x, flipped, groups=1, fmt=fmt, out_shape=conv_shape, pads=pads,
-              strides=(1, 1), dilations=a["dilations"], lhs_dilation=a["strides"],
-              kernel_io=(3, 2))
-    if conv_shape == out_shape:
-        return y
-    limit = [b + n for b, n in zip(start, out_shape)]
-    return hlo.slice(y, _i64s(start), _i64s(limit), _i64s([1] * 4))
+    return _conv(ctx, xp, flipped, groups=1, fmt=fmt, out_shape=out_shape,
+                 pads=[(0, 0), (0, 0)], strides=(1, 1), dilations=a["dilations"],
+                 kernel_io=(3, 2))
 
 
 # --- pooling ------------------------------------------------------------------------------

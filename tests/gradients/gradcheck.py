@@ -143,6 +143,7 @@ def check_graph(case, seed=0, jit_compile=None):
     out_types = infer_types(OPS[case.op], in_types, case.full_attrs)
     up_specs = [tf.TensorSpec(t.shape, t.dtype) for t, u in zip(out_types, ups) if u is not None]
     n = len(case.inputs)
+    present = []  # which inputs got a gradient (only tensors cross the function boundary)
 
     def body(args):
         xs, us = list(args[:n]), iter(args[n:])
@@ -155,14 +156,8 @@ def check_graph(case, seed=0, jit_compile=None):
         present[:] = [g is not None for g in grads]
         return [g for g in grads if g is not None]
 
-    present = []
-
-    # Explicit parameters: the tracer binds an input_signature to named arguments.
-    names = [f"a{i}" for i in range(len(in_specs) + len(up_specs))]
-    scope = {"body": body}
-    exec(f"def fn({', '.join(names)}):\n    return body([{', '.join(names)}])", scope)
-    f = tf.function(scope["fn"], input_signature=in_specs + up_specs, autograph=False,
-                    jit_compile=jit_compile)
+    f = tf.function(lambda *args: body(args), input_signature=in_specs + up_specs,
+                    autograph=False, jit_compile=jit_compile)
     got = list(f(*case.inputs, *[u for u in ups if u is not None]))
     got_iter = iter(got)
     compare(case, [next(got_iter) if p else None for p in present], want,

@@ -59,7 +59,8 @@ EINSUMS = [
     ("ij,j->", [(2, 3), (3,)], "first"),
 ]
 for _eq, _shapes, _mode in EINSUMS:
-    CASES.append(Case("einsum", [u(*s) for s in _shapes], {"equation": _eq}, tag=_eq,
+    CASES.append(Case("einsum", [u(*s) for s in _shapes], {"equation": _eq},
+                      tag=f"{_eq}-{'x'.join(''.join(map(str, s)) for s in _shapes)}",
                       graph=_mode))
 
 

@@ -21,7 +21,7 @@ def distinct(shape):
 
 def red(op, x, axis, keepdims=False, **kw):
     return Case(op, [x], {"axis": axis, "keepdims": keepdims},
-                tag=f"axis{axis}{'-keep' if keepdims else ''}", **kw)
+                tag=f"rank{x.ndim}-axis{axis}{'-keep' if keepdims else ''}", **kw)
 
 
 CASES = []

@@ -494,3 +494,19 @@ def test_max_pool_nan_matches_kernel():
 def test_pool_zero_size():
     x = np.zeros((0, 4, 4, 2), np.float32)
     check(lambda v: (tf.nn.max_pool2d(v, 2, 2, "SAME"), tf.nn.avg_pool2d(v, 2, 2, "VALID")), x)
+
+
+def test_conv2d_transpose_with_uneven_explicit_padding_compiles():
+    # This configuration used to abort the process inside XLA's algebraic simplifier (lhs
+    # dilation); the rule now pads and dilates explicitly. Compared with the NumPy kernel.
+    rng = np.random.default_rng(3)
+    x = rng.random((1, 4, 2, 2)).astype(np.float32)
+    w = rng.random((2, 3, 2, 2)).astype(np.float32)
+
+    def f(x, w):
+        return tf.nn.conv2d_transpose(x, w, (1, 5, 5, 2), 2,
+                                      padding=[[0, 0], [1, 2], [0, 1], [0, 0]])
+
+    eager = f(tf.constant(x), tf.constant(w)).numpy()
+    jit = tf.function(f, jit_compile=True)(tf.constant(x), tf.constant(w)).numpy()
+    np.testing.assert_allclose(jit, eager, rtol=1e-5, atol=1e-6)

@@ -6,6 +6,7 @@ import pytest
 
 import flowjit as tf
 from flowjit.frontend import ops as api
+from flowjit.frontend.gradients import GRADIENTS
 from flowjit.ir.registry import OPS
 from flowjit.lowering.stablehlo import RULES
 from flowjit.runtime.kernels import KERNELS
@@ -35,6 +36,9 @@ def test_op_has_every_facet(name):
     assert isinstance(opdef.differentiable, bool) and isinstance(opdef.stateful, bool)
     assert f"df.{name}" in RULES, \
         f"{name}: no StableHLO rule in lowering/stablehlo/{opdef.family}.py"
+    assert not opdef.differentiable or name in GRADIENTS, \
+        f"{name}: differentiable but no gradient in frontend/gradients/{opdef.family}.py " \
+        f"(or declare it differentiable=False)"
     fam, public = _API[name]
     assert fam.__name__.rsplit(".", 1)[-1] == opdef.family, \
         f"{name}: declared in family {opdef.family} but its API lives in {fam.__name__}"

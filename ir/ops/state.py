@@ -18,13 +18,13 @@ def _compatible(a, b) -> bool:
     return len(a) == len(b) and all(x is None or y is None or x == y for x, y in zip(a, b))
 
 
-@op("read_variable", ("resource",), stateful=True)
+@op("read_variable", ("resource",), stateful=True, differentiable=False)  # the tape tracks reads
 def _read(types, attrs):
     return _resource(types[0], "read_variable")
 
 
 def _declare_update(name):
-    @op(name, ("resource", "value"), stateful=True)
+    @op(name, ("resource", "value"), stateful=True, differentiable=False)
     def _update(types, attrs):
         var = _resource(types[0], name)
         val = types[1]

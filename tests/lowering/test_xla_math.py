@@ -15,8 +15,6 @@ from __future__ import annotations
 
 import math
 
-import jax
-import ml_dtypes
 import numpy as np
 import pytest
 
@@ -25,67 +23,9 @@ from flowjit.frontend.dispatch import apply
 from flowjit.ir import dtypes as D
 from flowjit.ir.ops import math as M
 from flowjit.lowering.stablehlo import RULES
+from xla_helpers import TOL, is_float, run_xla, run_eager, check, wrap_int as _wrap
 
-BF16 = np.dtype(ml_dtypes.bfloat16)
-TOL = {np.dtype(np.float16): 2e-3, BF16: 1.6e-2, np.dtype(np.float32): 1e-5,
-       np.dtype(np.float64): 1e-12}
 ALL_DTYPES = list(D.ALL)
-
-
-def is_float(dt) -> bool:
-    dt = np.dtype(dt)
-    return dt.kind == "f" or dt == BF16
-
-
-# --- running under XLA ---------------------------------------------------------------------
-# The runtime hands arguments to XLA through jax.device_put, which (without jax_enable_x64)
-# narrows 64-bit arrays to 32 bits. 64-bit inputs therefore travel as exact 32-bit values
-# and are cast back inside the function, so the ops under test still see 64-bit tensors.
-_X64 = bool(jax.config.read("jax_enable_x64"))
-_WIRE = {np.dtype(np.int64): np.dtype(np.int32), np.dtype(np.float64): np.dtype(np.float32)}
-
-
-def _to_wire(a):
-    a = np.asarray(a)
-    narrow = None if _X64 else _WIRE.get(a.dtype)
-    if narrow is None:
-        return a, None
-    w = a.astype(narrow)
-    assert np.array_equal(w.astype(a.dtype), a, equal_nan=True), "test input not 32-bit exact"
-    return w, tf.as_dtype(a.dtype)
-
-
-def _numpy(out):
-    if isinstance(out, (list, tuple)):
-        return [_numpy(o) for o in out]
-    if isinstance(out, dict):
-        return {k: _numpy(v) for k, v in out.items()}
-    return np.asarray(out.numpy())
-
-
-def run_xla(fn, *arrays):
-    """fn(*tensors) compiled with jit_compile=True; results as NumPy (same structure)."""
-    wired = [_to_wire(a) for a in arrays]
-
-    def body(*ts):
-        return fn(*[t if c is None else tf.cast(t, c) for t, (_, c) in zip(ts, wired)])
-    return _numpy(tf.function(body, jit_compile=True)(*[tf.constant(w) for w, _ in wired]))
-
-
-def run_eager(fn, *arrays):
-    return _numpy(fn(*[tf.constant(np.asarray(a)) for a in arrays]))
-
-
-def check(actual, expected, dt, what, tol=None):
-    actual, expected = np.asarray(actual), np.asarray(expected)
-    assert actual.shape == expected.shape, (what, actual.shape, expected.shape)
-    assert actual.dtype == expected.dtype, (what, actual.dtype, expected.dtype)
-    if is_float(dt):
-        r = TOL[np.dtype(dt)] if tol is None else tol
-        np.testing.assert_allclose(actual.astype(np.float64), expected.astype(np.float64),
-                                   rtol=r, atol=r, equal_nan=True, err_msg=what)
-    else:
-        np.testing.assert_array_equal(actual, expected, err_msg=what)
 
 
 # --- inputs --------------------------------------------------------------------------------
@@ -139,14 +79,6 @@ def _trunc_div(x, y):
     q = [abs(a) // abs(b) * (1 if (a < 0) == (b < 0) else -1)
          for a, b in zip(x.astype(object).ravel(), y.astype(object).ravel())]
     return _wrap(np.array(q, dtype=object).reshape(x.shape), x.dtype)
-
-
-def _wrap(values, dt):
-    dt = np.dtype(dt)
-    info = np.iinfo(dt)
-    span = info.max - info.min + 1
-    flat = [(int(v) - info.min) % span + info.min for v in np.asarray(values).ravel()]
-    return np.array(flat, dtype=object).astype(dt).reshape(np.shape(values))
 
 
 def _floor_mod_float(x, y):

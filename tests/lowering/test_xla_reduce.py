@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import itertools
 
-import jax
-import ml_dtypes
 import numpy as np
 import pytest
 
@@ -21,70 +19,9 @@ import flowjit as tf
 from flowjit.ir import dtypes as D
 from flowjit.ir.ops import reduce as R
 from flowjit.lowering.stablehlo import RULES
+from xla_helpers import BF16, is_float, run_xla, run_eager, check, wrap_int as _wrap
 
-BF16 = np.dtype(ml_dtypes.bfloat16)
-TOL = {np.dtype(np.float16): 2e-3, BF16: 1.6e-2, np.dtype(np.float32): 1e-5,
-       np.dtype(np.float64): 1e-12}
 NUMERIC = list(D.NUMERIC)
-
-
-def is_float(dt) -> bool:
-    dt = np.dtype(dt)
-    return dt.kind == "f" or dt == BF16
-
-
-# --- running under XLA (see tests/lowering/test_xla_math.py for why 64-bit inputs travel
-# as exact 32-bit values and are cast back inside the function) -----------------------------
-_X64 = bool(jax.config.read("jax_enable_x64"))
-_WIRE = {np.dtype(np.int64): np.dtype(np.int32), np.dtype(np.float64): np.dtype(np.float32)}
-
-
-def _to_wire(a):
-    a = np.asarray(a)
-    narrow = None if _X64 else _WIRE.get(a.dtype)
-    if narrow is None:
-        return a, None
-    w = a.astype(narrow)
-    assert np.array_equal(w.astype(a.dtype), a, equal_nan=True), "test input not 32-bit exact"
-    return w, tf.as_dtype(a.dtype)
-
-
-def _numpy(out):
-    if isinstance(out, (list, tuple)):
-        return [_numpy(o) for o in out]
-    return np.asarray(out.numpy())
-
-
-def run_xla(fn, *arrays):
-    wired = [_to_wire(a) for a in arrays]
-
-    def body(*ts):
-        return fn(*[t if c is None else tf.cast(t, c) for t, (_, c) in zip(ts, wired)])
-    return _numpy(tf.function(body, jit_compile=True)(*[tf.constant(w) for w, _ in wired]))
-
-
-def run_eager(fn, *arrays):
-    return _numpy(fn(*[tf.constant(np.asarray(a)) for a in arrays]))
-
-
-def check(actual, expected, dt, what, tol=None):
-    actual, expected = np.asarray(actual), np.asarray(expected)
-    assert actual.shape == expected.shape, (what, actual.shape, expected.shape)
-    assert actual.dtype == expected.dtype, (what, actual.dtype, expected.dtype)
-    if is_float(dt):
-        r = TOL[np.dtype(dt)] if tol is None else tol
-        np.testing.assert_allclose(actual.astype(np.float64), expected.astype(np.float64),
-                                   rtol=r, atol=r, equal_nan=True, err_msg=what)
-    else:
-        np.testing.assert_array_equal(actual, expected, err_msg=what)
-
-
-def _wrap(values, dt):
-    dt = np.dtype(dt)
-    info = np.iinfo(dt)
-    span = info.max - info.min + 1
-    flat = [(int(v) - info.min) % span + info.min for v in np.asarray(values).ravel()]
-    return np.array(flat, dtype=object).astype(dt).reshape(np.shape(values))
 
 
 def make(rng, shape, dt, low=0.5, high=2.0):

@@ -211,3 +211,15 @@ def test_same_text_as_print_module(capsys, good):
     from flowjit.ir.printing import parse_module
     rc, out, err = run(capsys, [good])
     assert out == print_module(parse_module(GOOD))
+
+
+def test_unterminated_string_does_not_hang(tmp_path):
+    """xDSL's string-literal regex backtracks exponentially on a missing closing quote; a
+    stray `"` in a long line must still give a prompt diagnostic."""
+    import subprocess
+    p = tmp_path / "quote.mlir"
+    p.write_text(GOOD.replace("%1: tensor<3x4xf32>", '%1:"tensor<3x4xf32>'))
+    proc = subprocess.run([sys.executable, "-m", "flowjit.frontend.opt_cli", str(p)],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 1
+    assert f"{p}:1:" in proc.stderr and "string literal" in proc.stderr

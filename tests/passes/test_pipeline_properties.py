@@ -213,7 +213,7 @@ def _run(instrs, n_out, passes, x, y, jit=False):
 # --- equivalence and idempotence ---------------------------------------------------------------
 @given(instrs=instructions, n_out=st.integers(1, 3), seed=st.integers(0, 2**16),
        special=st.booleans())
-@settings(max_examples=40)
+@settings(max_examples=100)
 def test_default_pipeline_matches_no_passes_in_executor(instrs, n_out, seed, special):
     x, y = _inputs(seed, special)
     expected = _run(instrs, n_out, "", x, y)
@@ -225,7 +225,7 @@ def test_default_pipeline_matches_no_passes_in_executor(instrs, n_out, seed, spe
 
 @given(instrs=instructions, n_out=st.integers(1, 3), seed=st.integers(0, 2**16),
        special=st.booleans())
-@settings(max_examples=15)
+@settings(max_examples=25)
 def test_default_pipeline_matches_no_passes_through_xla(instrs, n_out, seed, special):
     x, y = _inputs(seed, special)
     expected = _run(instrs, n_out, "", x, y, jit=True)
@@ -235,7 +235,7 @@ def test_default_pipeline_matches_no_passes_through_xla(instrs, n_out, seed, spe
 
 
 @given(instrs=instructions, n_out=st.integers(1, 3))
-@settings(max_examples=30)
+@settings(max_examples=60)
 def test_default_pipeline_is_idempotent(instrs, n_out):
     var = tf.Variable(np.zeros([N, N], np.float32))
     f = tf.function(make_program(instrs, n_out, var), autograph=False)

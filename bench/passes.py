@@ -1,6 +1,6 @@
 """The pass pipeline: its own cost on big graphs, and what it buys the graph executor.
 
-Goals (issue 6): the whole default pipeline <= 0.5 s on a 10k-op df module, growing
+Goals: the whole default pipeline <= 0.5 s on a 10k-op df module, growing
 linearly (10x the ops, about 10x the time); the executor faster with the pipeline than
 without (`passes=""`) on a program with foldable constants, duplicate subexpressions and
 fusable dense layers, shown next to jax.jit in the same run.
@@ -134,7 +134,7 @@ def pipeline_scaling(quick: bool, profile: bool):
         t0 = time.perf_counter()
         module, ops = df_module(max(1, round(target / per_layer)))
         t_build = time.perf_counter() - t0
-        secs, cpu, report, after = time_pipeline(module, repeat=3 if target <= 1000 else 2)
+        secs, cpu, report, after = time_pipeline(module, repeat=5 if target <= 1000 else 2)
         results.append((ops, secs, cpu, report, module))
         rows.append([f"{ops}", f"{after}", f"{t_build:.2f}", f"{secs * 1e3:.0f}",
                      f"{cpu * 1e3:.0f}", f"{secs / ops * 1e6:.1f}",

@@ -22,7 +22,6 @@ without a location). Exit status 0 iff every expected error occurred and no othe
 from __future__ import annotations
 
 import argparse
-import functools
 import io
 import re
 import sys
@@ -90,16 +89,6 @@ def _parser_class():
     return TrackingParser
 
 
-@functools.cache
-def _patch_lexer():
-    # xDSL 0.75 lexes string literals with `"(?:[^"\\...]+|\\...)*"`: a `+` inside a `*`
-    # over the same characters backtracks exponentially when the closing quote is missing,
-    # so one stray `"` in a long line hangs the parser. The same language, unrolled:
-    from xdsl.utils.mlir_lexer import MLIRLexer
-    MLIRLexer._unescaped_characters_regex = re.compile(
-        r'"[^"\\\n\v\f]*(?:\\(?:["nt\\]|[0-9A-Fa-f]{2})[^"\\\n\v\f]*)*"')
-
-
 def _line_col(text: str, offset: int) -> tuple:
     return text.count("\n", 0, offset) + 1, offset - (text.rfind("\n", 0, offset) + 1) + 1
 
@@ -112,7 +101,6 @@ def parse(text: str, name: str):
     from ..ir import printing
     from ..ir.dialect import context
     printing._patch_parser()
-    _patch_lexer()
     if not _COMMENT.sub("", text).strip():  # nothing but comments: an empty module
         return ModuleOp([]), {}
     parser = _parser_class()(context(), text, name)

@@ -448,7 +448,7 @@ def slice_helper(tensor, slice_spec):
                         f"supported by []: use tf.boolean_mask)")
     if not isinstance(slice_spec, (list, tuple)):
         slice_spec = (slice_spec,)
-    begin, end, strides = [], [], []
+    begin, end, strides, dynamic = [], [], [], []
     masks = dict.fromkeys(("begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask",
                            "shrink_axis_mask"), 0)
     for i, s in enumerate(slice_spec):
@@ -473,13 +473,66 @@ def slice_helper(tensor, slice_spec):
         else:
             if isinstance(s, (bool,)) or _is_bool_mask(s):
                 raise TypeError(f"{_SLICE_TYPE_ERROR}, got {s!r}")
+            dyn = _dynamic_index(s)
+            if dyn is not None:
+                # a scalar index computed in the graph: keep the axis here, gather it below
+                dynamic.append((i, dyn))
+                begin.append(0)
+                end.append(0)
+                strides.append(1)
+                masks["begin_mask"] |= bit
+                masks["end_mask"] |= bit
+                continue
             k = _index_value(s)
             begin.append(k)
             end.append(k + 1)
             strides.append(1)
             masks["shrink_axis_mask"] |= bit
-    return apply("strided_slice", (t,), {"begin": tuple(begin), "end": tuple(end),
-                                         "strides": tuple(strides), **masks})
+    out = apply("strided_slice", (t,), {"begin": tuple(begin), "end": tuple(end),
+                                        "strides": tuple(strides), **masks})
+    if dynamic:
+        axes = _output_axes(slice_spec, t.shape.rank)
+        for pos, index in reversed(dynamic):  # last axis first: earlier axes keep their number
+            ax = axes[pos]
+            n = out.shape[ax]
+            size = convert_to_tensor(n, dtype=index.dtype) if n is not None else \
+                _cast_like(shape(out)[ax], index)
+            from .math import add, less, where as _where
+            index = _where(less(index, 0), add(index, size), index)  # negative: from the end
+            out = gather(out, index, axis=ax)
+    return out
+
+
+def _dynamic_index(s):
+    """A scalar integer tensor whose value is unknown while tracing, else None."""
+    if not _is_tensor_like(s):
+        return None
+    t = convert_to_tensor(s)
+    if t.dtype not in _SLICE_INDEX_DTYPES or t.shape.rank != 0:
+        return None
+    try:
+        _known_value(t, "strided_slice", "index")
+        return None
+    except NotImplementedError:
+        return t
+
+
+def _output_axes(spec, rank):
+    """Spec position -> axis of the strided_slice result, for entries that keep an axis."""
+    fixed = sum(1 for s in spec if s is not Ellipsis and s is not None)
+    axes, ax = {}, 0
+    for pos, s in enumerate(spec):
+        if s is Ellipsis:
+            ax += max(rank - fixed, 0) if rank is not None else 0
+        elif s is None or isinstance(s, _pyslice) or _dynamic_index(s) is not None:
+            axes[pos] = ax
+            ax += 1
+    return axes
+
+
+def _cast_like(x, like):
+    from .math import cast
+    return cast(x, like.dtype) if x.dtype != like.dtype else x
 
 
 # --- gather and scatter -------------------------------------------------------------------

@@ -23,7 +23,6 @@ from .frontend.function import ConcreteFunction, Function, function
 from .frontend.func_graph import init_scope, name_scope
 from .frontend.control_flow import cond, switch_case, while_loop
 from .frontend.gradients.tape import GradientTape, UnconnectedGradients, custom_gradient
-from .frontend.func_graph import GraphTensor as _GraphTensor
 from .passes import pipeline as _pipeline
 from .passes import register_pass
 

@@ -20,3 +20,40 @@ def table(rows, headers):
     for r in rows:
         out.append("  ".join(str(c).ljust(w) for c, w in zip(r, widths)))
     return "\n".join(out)
+
+
+def mlp_forward(jit_compile: bool, sizes=(784, 512, 512, 10), batch=128, seed=0):
+    """The MLP forward benchmark, built the same way for every backend.
+
+    Returns `(run_flowjit, run_jax, run_numpy)`; each runs one forward on the same inputs
+    and weights (jax's is already jitted, flowjit's a `function` with `jit_compile`)."""
+    import jax
+    import jax.numpy as jnp
+    import numpy as np
+
+    import flowjit as tf
+
+    rng = np.random.default_rng(seed)
+    ws = [rng.normal(size=(a, b)).astype(np.float32) * 0.05 for a, b in zip(sizes, sizes[1:])]
+    bs = [np.zeros(b, np.float32) for b in sizes[1:]]
+    xb = rng.normal(size=(batch, sizes[0])).astype(np.float32)
+    last = len(ws) - 1
+
+    def forward(x, params, matmul, relu):
+        for i, (w, b) in enumerate(params):
+            x = matmul(x, w) + b
+            if i < last:
+                x = relu(x)
+        return x
+
+    vars_ = [(tf.Variable(w), tf.Variable(b)) for w, b in zip(ws, bs)]
+
+    @tf.function(jit_compile=jit_compile)
+    def fj(x):
+        return forward(x, vars_, tf.matmul, tf.nn.relu)
+
+    jx = jax.jit(lambda p, x: forward(x, p, jnp.matmul, lambda v: jnp.maximum(v, 0)))
+    params = [(jax.device_put(w), jax.device_put(b)) for w, b in zip(ws, bs)]
+    txb, jxb = tf.constant(xb), jax.device_put(xb)
+    return (lambda: fj(txb), lambda: jx(params, jxb),
+            lambda: forward(xb, zip(ws, bs), np.matmul, lambda v: np.maximum(v, 0)))

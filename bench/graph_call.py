@@ -13,12 +13,11 @@ import time
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(__file__))
-from common import per_call_us, table  # noqa: E402
+from common import mlp_forward, per_call_us, table  # noqa: E402
 
 
 def main():
     import jax
-    import jax.numpy as jnp
 
     import flowjit as tf
 
@@ -36,44 +35,12 @@ def main():
                  f"{t_fj / t_jx:.2f}x", "<= 1.0x"])
 
     # 2. MLP forward 784-512-512-10, batch 128
-    rng = np.random.default_rng(0)
-    sizes = [784, 512, 512, 10]
-    ws = [rng.normal(size=(a, b)).astype(np.float32) * 0.05 for a, b in zip(sizes, sizes[1:])]
-    bs = [np.zeros(b, np.float32) for b in sizes[1:]]
-    xb = rng.normal(size=(128, 784)).astype(np.float32)
-    vw = [tf.Variable(w) for w in ws]
-    vb = [tf.Variable(b) for b in bs]
-
-    @tf.function
-    def mlp_fj(x):
-        for i, (w, b) in enumerate(zip(vw, vb)):
-            x = tf.matmul(x, w) + b
-            if i < 2:
-                x = tf.nn.relu(x)
-        return x
-
-    def mlp_np(x):
-        for i, (w, b) in enumerate(zip(ws, bs)):
-            x = x @ w + b
-            if i < 2:
-                x = np.maximum(x, 0)
-        return x
-
-    @jax.jit
-    def mlp_jx(params, x):
-        for i, (w, b) in enumerate(params):
-            x = x @ w + b
-            if i < 2:
-                x = jnp.maximum(x, 0)
-        return x
-
-    params = [(jax.device_put(w), jax.device_put(b)) for w, b in zip(ws, bs)]
-    txb, jxb = tf.constant(xb), jax.device_put(xb)
-    np.testing.assert_allclose(mlp_fj(txb).numpy(), mlp_np(xb), rtol=1e-4, atol=1e-4)
-    mlp_jx(params, jxb).block_until_ready()
-    t_np = per_call_us(lambda: mlp_np(xb))
-    t_fj = per_call_us(lambda: mlp_fj(txb))
-    t_jx = per_call_us(lambda: mlp_jx(params, jxb).block_until_ready())
+    run_fj, run_jx, run_np = mlp_forward(jit_compile=False)
+    np.testing.assert_allclose(run_fj().numpy(), run_np(), rtol=1e-4, atol=1e-4)
+    run_jx().block_until_ready()
+    t_np = per_call_us(run_np)
+    t_fj = per_call_us(run_fj)
+    t_jx = per_call_us(lambda: run_jx().block_until_ready())
     rows.append(["MLP 784-512-512-10 b128", f"{t_np:.1f}", f"{t_fj:.1f}", f"{t_jx:.1f}",
                  f"{t_fj / t_jx:.2f}x", "<= 1.2x"])
     print(table(rows, ["case", "numpy us", "flowjit us", "jax.jit us", "flowjit/jax",

@@ -13,7 +13,7 @@ import time
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(__file__))
-from common import per_call_us, table  # noqa: E402
+from common import mlp_forward, per_call_us, table  # noqa: E402
 
 
 def first_call(fn, *args):
@@ -42,39 +42,14 @@ def main(quick=False):
                  f"{t_fj / t_jx:.2f}x", "<= 1.0x"])
 
     # MLP forward 784-512-512-10 b128: first call and steady state
-    rng = np.random.default_rng(0)
-    sizes = [784, 512, 512, 10]
-    ws = [rng.normal(size=(a, b)).astype(np.float32) * 0.05 for a, b in zip(sizes, sizes[1:])]
-    bs = [np.zeros(b, np.float32) for b in sizes[1:]]
-    xb = rng.normal(size=(128, 784)).astype(np.float32)
-    vw, vb = [tf.Variable(w) for w in ws], [tf.Variable(b) for b in bs]
-
-    @tf.function(jit_compile=True)
-    def mlp_fj(x):
-        for i, (w, b) in enumerate(zip(vw, vb)):
-            x = tf.matmul(x, w) + b
-            if i < 2:
-                x = tf.nn.relu(x)
-        return x
-
-    @jax.jit
-    def mlp_jx(params, x):
-        for i, (w, b) in enumerate(params):
-            x = x @ w + b
-            if i < 2:
-                x = jnp.maximum(x, 0)
-        return x
-
-    params = [(jax.device_put(w), jax.device_put(b)) for w, b in zip(ws, bs)]
-    txb, jxb = tf.constant(xb), jax.device_put(xb)
-    f_fj = first_call(mlp_fj, txb)
-    f_jx = first_call(mlp_jx, params, jxb)
-    np.testing.assert_allclose(mlp_fj(txb).numpy(), np.asarray(mlp_jx(params, jxb)), rtol=1e-4,
-                               atol=1e-4)
+    run_fj, run_jx, _ = mlp_forward(jit_compile=True)
+    f_fj = first_call(run_fj)
+    f_jx = first_call(run_jx)
+    np.testing.assert_allclose(run_fj().numpy(), np.asarray(run_jx()), rtol=1e-4, atol=1e-4)
     rows.append(["MLP first call (ms)", f"{f_fj * 1e3:.0f}", f"{f_jx * 1e3:.0f}",
                  f"{f_fj / f_jx:.2f}x", "<= 1.0x"])
-    t_fj = per_call_us(lambda: mlp_fj(txb)._value.block_until_ready())
-    t_jx = per_call_us(lambda: mlp_jx(params, jxb).block_until_ready())
+    t_fj = per_call_us(lambda: run_fj()._value.block_until_ready())
+    t_jx = per_call_us(lambda: run_jx().block_until_ready())
     rows.append(["MLP steady (us)", f"{t_fj:.0f}", f"{t_jx:.0f}", f"{t_fj / t_jx:.2f}x",
                  "<= 1.0x"])
 

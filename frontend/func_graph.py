@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import contextlib
 
-from ..ir import dtypes as D
 from ..ir import errors
 from ..ir.graph import Graph, Node
 from ..ir.registry import OPS, TT, OpDef, ResourceTT
@@ -262,9 +261,6 @@ def _assign_variable(var, method, value, read_value):
         raise ValueError(f"{method} on variable '{var.name}': {e}") from None
     return var if read_value else None
 
-
-def in_graph() -> bool:
-    return current() is not None
 
 
 class name_scope:  # noqa: N801  (TF's name)

@@ -569,7 +569,7 @@ class ConcreteFunction:
 
     def pretty_printed_signature(self, verbose=True) -> str:
         args, _ = self.structured_input_signature
-        lines = [f"Input Parameters:"]
+        lines = ["Input Parameters:"]
         for n, s in zip(self._arg_names, args):
             lines.append(f"  {n} (POSITIONAL_OR_KEYWORD): {_describe_spec(s)}")
         lines.append(f"Output Type:\n  {_describe_spec(self.structured_outputs)}")

@@ -16,11 +16,6 @@ def specialize(graph: Graph, arg_types) -> Graph:
     return _Specializer().graph(graph, list(arg_types))
 
 
-def _static(tt) -> bool:
-    shape = getattr(tt, "value", tt).shape
-    return shape is not None and None not in shape
-
-
 class _Specializer:
     def graph(self, g: Graph, arg_types) -> Graph:
         new = Graph(g.name)

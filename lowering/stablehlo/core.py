@@ -20,7 +20,7 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import FileLineColLoc, NameLoc
 
 from ...ir import dtypes as D
-from ...ir.dialect import (CreateTokenOp, DfOp, ResourceType, TokenType, YieldOp,
+from ...ir.dialect import (CreateTokenOp, ResourceType, TokenType, YieldOp,
                            from_xdsl_type)
 from ...ir.errors import UnimplementedError
 

@@ -1,1 +1,2 @@
-"""lowering layer (see DESIGN.md)."""
+"""The lowering layer: df -> executor Plan (`executor.py`) and df -> StableHLO (`stablehlo/`).
+See ARCHITECTURE.md."""

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..ir.errors import OpError
+import numpy as np
+
+from ..ir.errors import InvalidArgumentError, OpError
 
 NONE, ONE, MANY, COND, CASE, WHILE = range(6)
 
@@ -65,6 +67,24 @@ def run_steps(steps, slots):
         err = type(e)(e.node_def, e.op, f"{e.message}\n  [[node {step[5]}]]")
         err._flowjit_located = True
         raise err from None
+    except _KERNEL_FAILURES as e:
+        # A kernel rejected values that only the run shows (a `None` dim hid the mismatch at
+        # trace time): TF's InvalidArgumentError, naming the node, its inputs and the user's line.
+        if step is None:
+            raise
+        inputs = ", ".join(_describe(slots[i]) for i in step[2])
+        err = InvalidArgumentError(None, None, f"{e} (inputs: {inputs})\n  [[node {step[5]}]]")
+        err._flowjit_located = True
+        raise err from None
+
+
+_KERNEL_FAILURES = (ValueError, TypeError, IndexError, ArithmeticError)
+
+
+def _describe(value) -> str:
+    dtype = getattr(value, "dtype", None)
+    dims = ",".join(str(d) for d in np.shape(value))
+    return f"{getattr(dtype, 'name', type(value).__name__)}[{dims}]"
 
 
 def _run_region(region, slots, outs):

@@ -36,8 +36,8 @@ class _Specializer:
                 except InferenceError as e:
                     # The concrete shapes of this call break an op whose trace saw `None` dims:
                     # TF/XLA report the op's own error class (InvalidArgumentError).
-                    raise e.error_class(None, node.op, f"{node.op} ({node.name} at "
-                                        f"{node.location}): {e}") from None
+                    raise e.error_class(None, node.op, f"{node.op}: {e}\n  [[node "
+                                        f"{node.name} ({node.location})]]") from None
             else:
                 out_types = getattr(self, "_" + node.op)(node, in_types, attrs)
             nn = Node(node.name, node.op, ins, attrs, out_types,

@@ -17,6 +17,7 @@ import numbers
 from ...ir import dtypes as D
 from ...ir import errors
 from ...ir.ops.nn import CONV_FORMATS, POOL_FORMATS, spatial_axes
+from .. import dispatch
 from ..dispatch import apply, convert_pair, convert_to_tensor
 from ..tensor import Tensor
 from . import math as _math
@@ -139,9 +140,11 @@ def sigmoid_cross_entropy_with_logits(labels=None, logits=None, name=None):
     _require_xent_args(opname, labels, logits)
     logits, labels = convert_pair(logits, labels)
     if not logits.dtype.is_floating or labels.dtype != logits.dtype:
-        raise errors.InvalidArgumentError(
-            None, None, f"{opname}: logits and labels must be floating point tensors of the "
-            f"same type, got {logits.dtype.name} and {labels.dtype.name}")
+        msg = (f"{opname}: logits and labels must be floating point tensors of the same type, "
+               f"got {logits.dtype.name} and {labels.dtype.name}")
+        if dispatch.graph_hook is not None:  # TF's class while building a graph
+            raise TypeError(msg)
+        raise errors.InvalidArgumentError(None, None, msg)
     a, b = _dims(logits), _dims(labels)
     if a is not None and b is not None and (len(a) != len(b) or any(
             x is not None and y is not None and x != y for x, y in zip(a, b))):

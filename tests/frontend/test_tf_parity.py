@@ -321,3 +321,39 @@ def test_user_trace_types_key_the_cache():
     assert weigh.experimental_get_tracing_count() == 1
     assert float(weigh(Mango(5.0), one)) == 5.0
     assert weigh.experimental_get_tracing_count() == 2
+
+
+# --- every op: a dtype mismatch is TF's class in each mode ---------------------------------------
+# TF 2.21 raises TypeError in every mode for `/` (truediv checks dtypes in Python), and
+# converts softmax_cross_entropy_with_logits' labels to the logits' dtype
+EAGER_TYPEERROR, MIXED_OK = {"div"}, {"softmax_cross_entropy_with_logits"}
+
+
+def _mixed_dtype_samples():
+    """One sample per op with two float32 inputs; the second becomes float64."""
+    from op_samples import SAMPLES
+    out = []
+    for op, samples in sorted(SAMPLES.items()):
+        if op in MIXED_OK:
+            continue
+        for s in samples:
+            args = s.args()
+            floats = [i for i, a in enumerate(args) if np.asarray(a).dtype == np.float32]
+            if len(floats) >= 2 and s.deterministic and s.raises is None and s.reset is None:
+                mixed = list(args)
+                mixed[floats[1]] = np.asarray(args[floats[1]], np.float64)
+                out.append(pytest.param(s.fn, mixed, op in EAGER_TYPEERROR, id=s.id))
+                break
+    return out
+
+
+@pytest.mark.parametrize("fn, args, eager_typeerror", _mixed_dtype_samples())
+def test_every_op_dtype_mismatch_has_tfs_class_in_every_mode(fn, args, eager_typeerror):
+    # TF 2.21 (see ERROR_TABLE): eager InvalidArgumentError, TypeError while tracing for the
+    # graph and XLA alike (the error is raised before anything compiles)
+    tensors = [tf.constant(a) for a in args]
+    with pytest.raises(TypeError if eager_typeerror else InvalidArgumentError):
+        fn(*tensors)
+    for jit in (False, True):
+        with pytest.raises(TypeError):
+            tf.function(fn, jit_compile=jit)(*tensors)

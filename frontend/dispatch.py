@@ -211,6 +211,16 @@ def infer_or_raise(opdef: OpDef, types, attrs: dict, building=False):
         raise cls(msg) from None
 
 
+def op_error(opname: str, message: str, dtype_error=False) -> Exception:
+    """TF's class for bad input an op's API wrapper finds: InvalidArgumentError eagerly (what
+    the kernel raises), and while a graph is built what TF's shape functions raise: TypeError
+    for a dtype, ValueError otherwise."""
+    msg = f"{opname}: {message} [at {errors.user_frame()}]"
+    if graph_hook is not None:
+        return TypeError(msg) if dtype_error else ValueError(msg)
+    return errors.InvalidArgumentError(None, opname, msg)
+
+
 def describe_failure(opdef: OpDef, types, attrs: dict, why: str) -> str:
     names = list(opdef.inputs)
     if opdef.variadic:

@@ -138,6 +138,24 @@ ERROR_TABLE = {
                                     (np.ones((2, 2), np.float32),), (IAE, ValueError, ValueError)),
     "transpose perm out of range": (lambda x: tf.transpose(x, [0, 2]),
                                     (np.ones((2, 2), np.float32),), (IAE, ValueError, ValueError)),
+    # API wrappers that check their arguments in Python
+    "stack [2],[3]": (lambda x, y: tf.stack([x, y]), (F2, F3), (IAE, ValueError, ValueError)),
+    "stack f32 i32": (lambda x, y: tf.stack([x, y]), (F2, I2), (IAE, TypeError, TypeError)),
+    "unstack num=3 of [2]": (lambda x: tf.unstack(x, num=3), (F2,),
+                             (IAE, ValueError, ValueError)),
+    "fill with a vector": (lambda x: tf.fill([2], x), (F2,), (IAE, ValueError, ValueError)),
+    "one_hot depth -1": (lambda x: tf.one_hot(x, -1), (I2,), (IAE, ValueError, ValueError)),
+    "one_hot float indices": (lambda x: tf.one_hot(x, 3), (F2,), (IAE, TypeError, TypeError)),
+    "pad with 3 columns": (lambda x: tf.pad(x, [[1, 1, 1]]), (F2,),
+                           (IAE, ValueError, ValueError)),
+    "split num mismatch": (lambda x: tf.split(x, [1, 1], num=3), (F2,),
+                           (IAE, ValueError, ValueError)),
+    "expand_dims vector dim": (lambda x: tf.expand_dims(x, [0, 1]), (F2,),
+                               (IAE, ValueError, ValueError)),
+    "random.uniform 2-D shape": (lambda x: tf.random.uniform([[2]]) + x, (np.float32(0),),
+                                 (IAE, ValueError, ValueError)),
+    "sigmoid xent f32 f64": (lambda x, y: tf.nn.sigmoid_cross_entropy_with_logits(
+        labels=x, logits=y), (F2, np.ones(2)), (IAE, TypeError, TypeError)),
 }
 
 

@@ -262,8 +262,11 @@ Captures:
     assert outs["s"].shape.as_list() == [None, 3]
     ops = {op.name: op for op in cg.graph.get_operations()}
     assert ops["mul"].type == "mul" and [t.name for t in ops["mul"].inputs][0] == "x:0"
-    nodes = {n.name: n for n in cg.graph.as_graph_def().node}
+    graph_def = cg.graph.as_graph_def()
+    nodes = {n.name: n for n in graph_def.node}
     assert nodes["add"].op == "add" and nodes["add"].input == ["x", "read_variable"]
+    assert ops["add"].node_def == nodes["add"]
+    assert "add = add(x, read_variable)" in str(graph_def).splitlines()
 
 
 def test_varargs_make_earlier_parameters_positional_only():

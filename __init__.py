@@ -80,5 +80,10 @@ for _n in _optimizers_impl.EXPORTS["optimizers"]:
 keras = _namespace("keras", "The part of `tf.keras` flowjit provides: `tf.keras.optimizers`.")
 keras.optimizers = optimizers
 _sys.modules[f"{__name__}.keras.optimizers"] = optimizers
+from .frontend import function_type as _function_type, trace_type as _trace_type
+types = _namespace("types", "TF's `tf.types`: the trace-type protocol.")
+types.experimental = _namespace("types.experimental", "TF's `tf.types.experimental`.")
+types.experimental.TraceType = _trace_type.TraceType
+types.experimental.FunctionType = _function_type.FunctionType
 autodiff = _namespace("autodiff", "TF's `tf.autodiff`.")
 autodiff.GradientTape = GradientTape

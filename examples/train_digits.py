@@ -3,7 +3,8 @@
     python examples/train_digits.py [--epochs 15] [--no-jit] [--dump DIR]
 
 The training step is an ordinary TF2 `@tf.function(jit_compile=True)` with a GradientTape and
-a Keras Adam optimizer; flowjit traces it once, differentiates it into the same graph, and
+a Keras Adam optimizer; flowjit traces it on the first call (twice, as TF: that trace creates
+Adam's slots and is redone with creation refused), differentiates it into the same graph, and
 compiles forward, backward and the Adam update into one XLA executable whose Variables are
 updated in place (donated). `--no-jit` runs the same graph on flowjit's graph executor
 instead; `--dump DIR` writes every compiler stage of the train step (graph, df dialect,

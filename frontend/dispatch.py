@@ -194,9 +194,10 @@ def execute(opdef: OpDef, inputs, attrs: dict):
     return tuple(Tensor._wrap(r, t.dtype) for r, t in zip(res, out_types))
 
 
-def infer_or_raise(opdef: OpDef, types, attrs: dict):
+def infer_or_raise(opdef: OpDef, types, attrs: dict, building=False):
     """Run inference; turn an InferenceError into the op's TF error naming op, types and the
-    user's source line."""
+    user's source line: the eager kernel's class, or TF's graph-building class (TypeError for
+    dtypes, ValueError for shapes) when `building`."""
     if not opdef.arity_ok(len(types)):
         raise TypeError(f"{opdef.name}: expected {len(opdef.inputs)} inputs "
                         f"({', '.join(opdef.inputs)}), got {len(types)}")
@@ -204,9 +205,20 @@ def infer_or_raise(opdef: OpDef, types, attrs: dict):
         return infer_types(opdef, types, attrs)
     except InferenceError as e:
         msg = describe_failure(opdef, types, attrs, str(e))
-        if issubclass(e.error_class, errors.OpError):
-            raise e.error_class(None, opdef.name, msg) from None
-        raise e.error_class(msg) from None
+        cls = e.build_error_class if building else e.error_class
+        if issubclass(cls, errors.OpError):
+            raise cls(None, opdef.name, msg) from None
+        raise cls(msg) from None
+
+
+def op_error(opname: str, message: str, dtype_error=False) -> Exception:
+    """TF's class for bad input an op's API wrapper finds: InvalidArgumentError eagerly (what
+    the kernel raises), and while a graph is built what TF's shape functions raise: TypeError
+    for a dtype, ValueError otherwise."""
+    msg = f"{opname}: {message} [at {errors.user_frame()}]"
+    if graph_hook is not None:
+        return TypeError(msg) if dtype_error else ValueError(msg)
+    return errors.InvalidArgumentError(None, opname, msg)
 
 
 def describe_failure(opdef: OpDef, types, attrs: dict, why: str) -> str:

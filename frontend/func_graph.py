@@ -17,7 +17,7 @@ from ..ir import errors
 from ..ir.graph import Graph, Node
 from ..ir.registry import OPS, TT, OpDef, ResourceTT
 from ..ir.shapes import TensorShape
-from . import dispatch, variables
+from . import dispatch, graph_view, variables
 from .tensor import Tensor
 
 
@@ -54,12 +54,15 @@ class GraphTensor(Tensor):
     def graph(self) -> "FuncGraph":
         return self._graph
 
+    @property
     def numpy(self):
-        raise NotImplementedError(f"{self.name} is a symbolic tensor inside a traced function: "
-                                  f"it has no value until the function runs")
+        # TF's symbolic tensors have no `numpy` at all: `hasattr(t, "numpy")` is how user code
+        # tells eager from traced, and guides catch the AttributeError.
+        raise AttributeError(f"'SymbolicTensor' object has no attribute 'numpy': {self.name} "
+                             f"has no value until the function runs [at {errors.user_frame()}]")
 
     def _host(self):
-        self.numpy()
+        self.numpy
 
     def __array__(self, dtype=None, copy=None):
         raise NotImplementedError(f"Cannot convert a symbolic tf.Tensor ({self.name}) to a "
@@ -79,6 +82,8 @@ class GraphTensor(Tensor):
     def __len__(self):
         raise TypeError(f"len is not well defined for a symbolic Tensor ({self.name}); use "
                         f"tf.shape(x)[0] [at {errors.user_frame()}]")
+
+    __format__ = object.__format__  # no value to format: str(), or TypeError for a spec
 
     def __int__(self):
         raise TypeError(f"int() of a symbolic tf.Tensor ({self.name}) is not allowed while "
@@ -125,6 +130,13 @@ class FuncGraph(Graph):
         node = self.add_placeholder(tt, name=name)
         node.attrs.update(attrs)
         return GraphTensor(self, node, 0, tt)
+
+    # --- inspection (TF's Graph API) ---------------------------------------------------------
+    def get_operations(self) -> list:
+        return [graph_view.Operation(self, n) for n in self.nodes]
+
+    def as_graph_def(self) -> graph_view.GraphDef:
+        return graph_view.graph_def(self)
 
     # --- captures -------------------------------------------------------------------------
     def capture(self, t):
@@ -230,11 +242,7 @@ def init_scope():
 def _record(opdef: OpDef, inputs, attrs):
     g = _STACK[-1]
     ins = [g.capture(t) for t in inputs]
-    try:
-        out_types = dispatch.infer_or_raise(opdef, [t._tt for t in ins], attrs)
-    except errors.InvalidArgumentError as e:
-        # TF raises ValueError for shape/dtype errors found while building a graph.
-        raise ValueError(e.message) from None
+    out_types = dispatch.infer_or_raise(opdef, [t._tt for t in ins], attrs, building=True)
     outs = g.add_op(opdef, ins, attrs, out_types)
     return outs[0] if len(outs) == 1 else outs
 

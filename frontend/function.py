@@ -10,6 +10,7 @@ from __future__ import annotations
 import collections
 import functools
 import inspect
+import itertools
 import logging
 import time
 import weakref
@@ -227,18 +228,12 @@ class Function:
     # --- tracing ----------------------------------------------------------------------------
     def _trace(self, args, key):
         t0 = time.perf_counter()
-        graph = func_graph.FuncGraph(self._name)
-        graph.jit_compile = bool(self._jit_compile)  # gradients of loops check it
-        sym_args = _placeholders(graph, args, key, self._arg_names)
-        prev_create = variables._create_hook
-        variables._create_hook = self._create_variable
-        try:
-            with func_graph.as_default(graph):
-                out = self._call_python(sym_args)
-                structure = _outputs(graph, out)
-        finally:
-            variables._create_hook = prev_create
-        self._trace_count += 1
+        graph, structure, created = self._trace_once(args, key, may_create=not self._trace_count)
+        if created:
+            # As TF: a trace that created Variables is redone with creation refused, so a body
+            # that creates one on every call raises now, while one guarded by
+            # `if self.v is None` gets a graph that reads the (lifted) variables.
+            graph, structure, _ = self._trace_once(args, key, may_create=False)
         cf = ConcreteFunction(graph, structure, self, key, args)
         cf.timings["trace"] = time.perf_counter() - t0
         if config.LOG_COMPILES:
@@ -246,22 +241,23 @@ class Function:
                         cf.timings["trace"] * 1e3, len(graph.nodes))
         return cf
 
-    def _create_variable(self, initial_value, dtype):
-        """Variables may be created while tracing only on the first trace (as in TF)."""
-        if func_graph.current() is None:
-            return dispatch.convert_to_tensor(
-                initial_value() if callable(initial_value) else initial_value, dtype=dtype)
-        if self._trace_count > 0:
-            raise ValueError(
-                f"tf.function only supports singleton tf.Variables created on the first call. "
-                f"{self._name} created a Variable on a later trace [at {errors.user_frame()}]. "
-                f"Create it once outside the function, or guard it with `if self.v is None`.")
-        with func_graph.init_scope():
-            value = initial_value() if callable(initial_value) else initial_value
-            if isinstance(value, func_graph.GraphTensor):
-                value = _evaluate_constant(value)
-            value = dispatch.convert_to_tensor(value, dtype=dtype)
-        return value
+    def _trace_once(self, args, key, may_create):
+        """Run the Python body once into a new FuncGraph. Returns the graph, the output
+        structure, and how many Variables the body created."""
+        graph = func_graph.FuncGraph(self._name)
+        graph.jit_compile = bool(self._jit_compile)  # gradients of loops check it
+        sym_args = _placeholders(graph, args, key, self._arg_names)
+        creator = _VariableCreator(self._name, may_create)
+        prev_create = variables._create_hook
+        variables._create_hook = creator
+        try:
+            with func_graph.as_default(graph):
+                out = self._call_python(sym_args)
+                structure = _outputs(graph, out)
+        finally:
+            variables._create_hook = prev_create
+        self._trace_count += 1
+        return graph, structure, creator.created
 
     # --- public API -------------------------------------------------------------------------
     def get_concrete_function(self, *args, **kwargs) -> "ConcreteFunction":
@@ -335,6 +331,30 @@ class Function:
 
 
 _BOUND: dict = {}
+
+
+class _VariableCreator:
+    """The Variable-creation hook of one trace: creation is lifted out of the graph (the
+    initial value is computed eagerly), and refused unless the trace may create (TF's
+    singleton-variable rule: only the first trace of a Function creates Variables)."""
+
+    def __init__(self, fname, may_create):
+        self._fname = fname
+        self._may_create = may_create
+        self.created = 0
+
+    def __call__(self, initial_value, dtype):
+        if not self._may_create:
+            raise ValueError(
+                f"tf.function only supports singleton tf.Variables created on the first call. "
+                f"Make sure the tf.Variable is only created once or created outside "
+                f"tf.function. ({self._fname} created one at {errors.user_frame()})")
+        self.created += 1
+        with func_graph.init_scope():
+            value = initial_value() if callable(initial_value) else initial_value
+            if isinstance(value, func_graph.GraphTensor):
+                value = _evaluate_constant(value)
+            return dispatch.convert_to_tensor(value, dtype=dtype)
 
 
 class ConcreteFunction:
@@ -520,8 +540,8 @@ class ConcreteFunction:
                                           for v, t in zip(outs, self._out_dtypes)])
 
     def __call__(self, *args, **kwargs):
-        if kwargs:
-            args = self._function._bind(args, kwargs) if self._function else args
+        if self._function is not None and (kwargs or len(args) < len(self._arg_names)):
+            args = self._bind_call(args, kwargs)
         flat = []
         key = trace_type.key_and_flat(tuple(args), flat)
         if not trace_type.accepts(self._key, key) and len(flat) == self._num_args:
@@ -532,6 +552,19 @@ class ConcreteFunction:
             raise TypeError(f"ConcreteFunction {self._name} takes {self._num_args} tensor "
                             f"argument(s), got {len(flat)}")
         return self._call_flat(flat)
+
+    def _bind_call(self, args, kwargs) -> tuple:
+        """The full argument tuple of a call: as TF, the Python (non-tensor) values given to
+        `get_concrete_function` stay bound, so `cf(x)` works for `(a=TensorSpec, b=2)`."""
+        fn = self._function
+        try:
+            given = fn._sig.bind_partial(*args, **kwargs).arguments
+        except TypeError as e:
+            raise TypeError(f"ConcreteFunction {self._name}: {e}") from None
+        for name, value in zip(self._arg_names, self._args_template):
+            if name not in given and _is_python_value(value):
+                given[name] = value
+        return fn._bind((), given)
 
     # --- introspection --------------------------------------------------------------------
     @property
@@ -549,7 +582,31 @@ class ConcreteFunction:
 
     @property
     def structured_input_signature(self):
-        return (_specs_of(self._key, self._arg_names), {})
+        """(positional specs, {keyword-only name: spec}); Python values stay values (TF)."""
+        specs = _specs_of(self._key, self._arg_names)
+        params = list(self._function._sig.parameters.values()) if self._function else []
+        args, kw = [], {}
+        for p, s in itertools.zip_longest(params, specs):
+            kind = None if p is None else p.kind
+            if kind is inspect.Parameter.VAR_POSITIONAL:
+                args.extend(s)
+            elif kind is inspect.Parameter.VAR_KEYWORD:
+                kw.update(s)
+            elif kind is inspect.Parameter.KEYWORD_ONLY:
+                kw[p.name] = s
+            elif s is not None:
+                args.append(s)
+        return tuple(args), kw
+
+    @property
+    def function_type(self):
+        """TF's FunctionType: parameters annotated with trace types, output, captures."""
+        from . import function_type
+        sig = self._function._sig if self._function else inspect.Signature(
+            [inspect.Parameter(n, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+             for n in self._arg_names])
+        return function_type.build(sig, self._key, self._structure, self.outputs,
+                                   self._captures)
 
     @property
     def captured_inputs(self):
@@ -568,20 +625,13 @@ class ConcreteFunction:
         return self._name
 
     def pretty_printed_signature(self, verbose=True) -> str:
-        args, _ = self.structured_input_signature
-        lines = ["Input Parameters:"]
-        for n, s in zip(self._arg_names, args):
-            lines.append(f"  {n} (POSITIONAL_OR_KEYWORD): {_describe_spec(s)}")
-        lines.append(f"Output Type:\n  {_describe_spec(self.structured_outputs)}")
-        if self._captures:
-            lines.append("Captures:")
-            for c, p in zip(self._captures, [p for p in self.graph.inputs
-                                              if p.attrs.get("capture") is not None]):
-                lines.append(f"  {id(c)}: {_describe_spec(_ph_tensor(self.graph, p))}")
-        return "\n".join(lines)
+        return self.function_type.pretty_printed()
+
+    def __str__(self):
+        return f"ConcreteFunction {self.pretty_printed_signature()}"
 
     def __repr__(self):
-        return f"<ConcreteFunction {self._name}{trace_type.describe(self._key)}>"
+        return f"<ConcreteFunction {self.function_type} at 0x{id(self):X}>"
 
 
 # --- helpers --------------------------------------------------------------------------------
@@ -594,13 +644,10 @@ def _match_spec(fname, argname, spec, value, flat):
         try:
             t = dispatch.convert_to_tensor(value, dtype=spec.dtype)
         except (TypeError, ValueError):
-            got = getattr(value, "dtype", type(value).__name__)
-            raise TypeError(f"{fname}(): argument '{argname}' has dtype "
-                            f"{getattr(got, 'name', got)}, which does not match its "
-                            f"input_signature {spec}") from None
+            got = TensorSpec(value.shape, value.dtype) if isinstance(value, Tensor) else value
+            raise _binding_error(fname, argname, got, spec) from None
         if not spec.shape.is_compatible_with(t.shape):
-            raise ValueError(f"{fname}(): argument '{argname}' has shape {t.shape}, which is "
-                             f"not compatible with its input_signature {spec}")
+            raise _binding_error(fname, argname, TensorSpec(t.shape, t.dtype), spec)
         flat.append(t)
         return
     if isinstance(spec, (list, tuple)):
@@ -619,6 +666,12 @@ def _match_spec(fname, argname, spec, value, flat):
         return
     raise TypeError(f"{fname}(): input_signature entries must be TensorSpecs (or nests of "
                     f"them), got {spec!r}")
+
+
+def _binding_error(fname, argname, got, spec) -> TypeError:
+    """TF's error (class and leading text) for an argument its input_signature rejects."""
+    return TypeError(f"Binding inputs to tf.function failed due to `Can not cast {got!r} to "
+                     f"{spec!r}`: argument '{argname}' of {fname}() [at {errors.user_frame()}]")
 
 
 def _placeholders(graph, args, key, names):
@@ -640,6 +693,8 @@ def _placeholders(graph, args, key, names):
             return kind(*items)
         if isinstance(value, TensorSpec):
             return graph.placeholder(TT(value.dtype, value.shape.as_tuple()), name=name)
+        if k[0] == trace_type.USER:  # the body sees what the object's trace type gives
+            return k[1].placeholder_value(None)
         return value
     return tuple(build(v, k, n) for v, k, n in zip(args, key[1], names + [
         f"arg{i}" for i in range(len(names), len(args))]))
@@ -661,7 +716,16 @@ def _outputs(graph, out):
             return ("seq", kind, items)
         if isinstance(v, dict):
             return ("dict", type(v), {k: walk(x) for k, x in v.items()})
-        return ("py", v)
+        if v is None or isinstance(v, str):  # no string dtype: strings stay Python (README)
+            return ("py", v)
+        try:  # as TF: Python values returned become Tensors
+            return walk(dispatch.convert_to_tensor(v))
+        except (TypeError, ValueError):
+            raise TypeError(
+                f"To be compatible with tf.function, Python functions must return zero or more "
+                f"Tensors or ExtensionTypes or None values; in compilation of {graph.name}, "
+                f"found return value of type {type(v).__name__}, which is not a Tensor or "
+                f"ExtensionType.") from None
     return walk(out)
 
 
@@ -676,6 +740,11 @@ def _rebuild(structure, outs):
         kind = structure[1]
         return kind(*items) if hasattr(kind, "_fields") else kind(items)
     return structure[1]((k, _rebuild(s, outs)) for k, s in structure[2].items())
+
+
+def _is_python_value(value) -> bool:
+    """True for an argument that holds no tensor or spec (get_concrete_function binds it)."""
+    return not any(isinstance(v, (Tensor, TensorSpec, np.ndarray)) for v in nest.flatten(value))
 
 
 def _ph_tensor(graph, node):
@@ -699,17 +768,6 @@ def _specs_of(key, names):
         return k[1] if isinstance(k[0], type) else k
     return tuple(spec(k, n) for k, n in zip(key[1], names + [
         f"arg{i}" for i in range(len(names), len(key[1]))]))
-
-
-def _describe_spec(s):
-    if isinstance(s, func_graph.GraphTensor):
-        return f"TensorSpec(shape={s.shape}, dtype={s.dtype!r}, name=None)"
-    if isinstance(s, (list, tuple)):
-        inner = ", ".join(_describe_spec(x) for x in s)
-        return f"[{inner}]" if isinstance(s, list) else f"({inner})"
-    if isinstance(s, dict):
-        return "{" + ", ".join(f"{k!r}: {_describe_spec(v)}" for k, v in s.items()) + "}"
-    return repr(s)
 
 
 def _evaluate_constant(t):

@@ -79,6 +79,11 @@ class Tensor:
             return v[()] if isinstance(v, np.ndarray) else v
         return v.copy()
 
+    def __format__(self, format_spec):
+        # As TF: the NumPy value formats itself, so f"{loss:2.5f}" works on scalars (a spec on
+        # a non-scalar raises NumPy's TypeError, as in TF).
+        return self.numpy().__format__(format_spec)
+
     def __array__(self, dtype=None, copy=None):
         v = np.asarray(self._host())
         if dtype is not None and v.dtype != dtype:

@@ -14,6 +14,33 @@ from .specs import TensorSpec
 from .tensor import Tensor
 
 TENSOR = "T"
+USER = "U"   # an object's own trace type, from its `__tf_tracing_type__`
+
+
+class TraceType:
+    """TF's `tf.types.experimental.TraceType`: a user class returns one from
+    `__tf_tracing_type__(context)` to choose how its instances key the trace cache. Subclasses
+    define `is_subtype_of`, `most_specific_common_supertype`, `placeholder_value` (what the
+    traced body receives), `__eq__` and `__hash__`."""
+
+    def is_subtype_of(self, other) -> bool:
+        raise NotImplementedError
+
+    def most_specific_common_supertype(self, others):
+        raise NotImplementedError
+
+    def placeholder_value(self, placeholder_context=None):
+        raise NotImplementedError
+
+    def __eq__(self, other):
+        raise NotImplementedError
+
+    def __hash__(self):
+        raise NotImplementedError
+
+
+class TracingContext:
+    """The `context` passed to `__tf_tracing_type__` (TF's TracingContext)."""
 
 
 def key_and_flat(value, flat: list):
@@ -44,7 +71,13 @@ def key_and_flat(value, flat: list):
         raise TypeError("TensorSpec arguments are only accepted by get_concrete_function")
     if isinstance(value, np.generic):
         return (type(value), value.item())
+    tracing_type = getattr(value, "__tf_tracing_type__", None)
+    if tracing_type is not None:
+        return (USER, tracing_type(_CONTEXT))
     return ("obj", id(value))
+
+
+_CONTEXT = TracingContext()
 
 
 def spec_key(spec) -> tuple:
@@ -61,7 +94,7 @@ def spec_key(spec) -> tuple:
 
 
 def _is_container(k) -> bool:
-    return len(k) == 2 and k[0] not in (TENSOR, "V", "obj") and isinstance(k[1], tuple)
+    return len(k) == 2 and k[0] not in (TENSOR, "V", "obj", USER) and isinstance(k[1], tuple)
 
 
 def accepts(general, specific) -> bool:
@@ -81,6 +114,8 @@ def accepts(general, specific) -> bool:
     if _is_container(general) and _is_container(specific) and general[0] == specific[0] \
             and len(general[1]) == len(specific[1]):
         return all(accepts(a, b) for a, b in zip(general[1], specific[1]))
+    if general[0] == USER:
+        return specific[0] == USER and bool(specific[1].is_subtype_of(general[1]))
     return False
 
 
@@ -112,6 +147,8 @@ def describe(key) -> str:
         return f"Variable(id={key[1]})"
     if key[0] == "obj":
         return f"object(id={key[1]})"
+    if key[0] == USER:
+        return repr(key[1])
     if _is_container(key):
         kind = key[0]
         if isinstance(kind, tuple):  # dict

@@ -22,7 +22,7 @@ def _names(allowed):
 def check_dtype(t: TT, allowed, what="input") -> None:
     if t.dtype not in allowed:
         raise InferenceError(f"{what} has dtype {t.dtype.name}, which this op does not "
-                             f"support; allowed: {_names(allowed)}")
+                             f"support; allowed: {_names(allowed)}", dtype_error=True)
 
 
 def same_dtype(types, allowed=ALL) -> D.DType:
@@ -32,9 +32,10 @@ def same_dtype(types, allowed=ALL) -> D.DType:
         if t.dtype is not first:
             raise InferenceError(
                 f"cannot compute op as input #{i}(zero-based) was expected to be a "
-                f"{first.name} tensor but is a {t.dtype.name} tensor")
+                f"{first.name} tensor but is a {t.dtype.name} tensor", dtype_error=True)
     if first not in allowed:
-        raise InferenceError(f"dtype {first.name} is not supported; allowed: {_names(allowed)}")
+        raise InferenceError(f"dtype {first.name} is not supported; allowed: {_names(allowed)}",
+                             dtype_error=True)
     return first
 
 

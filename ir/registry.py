@@ -45,11 +45,21 @@ class ResourceTT(NamedTuple):
 
 
 class InferenceError(Exception):
-    """Bad input found by an op's inference; dispatch turns it into `error_class` with context."""
+    """Bad input found by an op's inference; dispatch turns it into `error_class` with context
+    (what an eager kernel raises) or, while a graph is built, into `build_error_class`."""
 
-    def __init__(self, message: str, error_class=InvalidArgumentError):
+    def __init__(self, message: str, error_class=InvalidArgumentError, dtype_error=False):
         super().__init__(message)
         self.error_class = error_class
+        self.dtype_error = dtype_error
+
+    @property
+    def build_error_class(self):
+        """TF's class for the same failure found while building a graph: TypeError for a dtype
+        the op does not take, ValueError for shapes and values, other classes unchanged."""
+        if self.dtype_error:
+            return TypeError
+        return ValueError if self.error_class is InvalidArgumentError else self.error_class
 
 
 REQUIRED = object()

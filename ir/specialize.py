@@ -34,8 +34,10 @@ class _Specializer:
                 try:
                     out_types = infer_types(OPS[node.op], in_types, node.attrs)
                 except InferenceError as e:
-                    raise UnimplementedError(None, node.op, f"specializing {node.name} "
-                                             f"({node.location}): {e}") from None
+                    # The concrete shapes of this call break an op whose trace saw `None` dims:
+                    # TF/XLA report the op's own error class (InvalidArgumentError).
+                    raise e.error_class(None, node.op, f"{node.op}: {e}\n  [[node "
+                                        f"{node.name} ({node.location})]]") from None
             else:
                 out_types = getattr(self, "_" + node.op)(node, in_types, attrs)
             nn = Node(node.name, node.op, ins, attrs, out_types,

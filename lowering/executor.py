@@ -10,7 +10,7 @@ from xdsl.dialects.builtin import ModuleOp
 from ..ir.dialect import CaseOp, CondOp, CreateTokenOp, DfOp, TokenType, WhileOp, YieldOp, \
     from_xdsl_type
 from ..ir.errors import UnimplementedError
-from ..runtime.executor import CASE, COND, MANY, NONE, ONE, WHILE, Plan
+from ..runtime.executor import CASE, COND, MANY, NONE, ONE, WHILE, Plan, StepLabel
 from ..runtime.kernels import KERNELS
 
 
@@ -95,11 +95,12 @@ class _Builder:
         ins = self._ins(op.operands)
         outs = self._outs(op.results)
         attrs = op.python_attrs()
+        label = StepLabel(name, _label(op))
         if len(outs) == 0:
-            return (NONE, fn, ins, (), attrs, _label(op))
+            return (NONE, fn, ins, (), attrs, label)
         if len(outs) == 1:  # kernels return a bare array for one result (as in eager)
-            return (ONE, fn, ins, outs[0], attrs, _label(op))
-        return (MANY, fn, ins, outs, attrs, _label(op))
+            return (ONE, fn, ins, outs[0], attrs, label)
+        return (MANY, fn, ins, outs, attrs, label)
 
     def _region(self, region):
         block = region.block

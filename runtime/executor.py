@@ -9,10 +9,26 @@ read directly). Token values take no slot: plan order already is program order.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
-from ..ir.errors import OpError
+import numpy as np
+
+from ..ir import dtypes as D
+from ..ir.errors import InvalidArgumentError, OpError
+from ..ir.registry import OPS, TT, InferenceError, infer_types
+from ..ir.shapes import format_shape
 
 NONE, ONE, MANY, COND, CASE, WHILE = range(6)
+
+
+class StepLabel(NamedTuple):
+    """A kernel step's op name (to explain a failure) and its node and user location."""
+
+    op: str
+    where: str
+
+    def __str__(self):
+        return self.where
 
 
 @dataclass
@@ -65,6 +81,34 @@ def run_steps(steps, slots):
         err = type(e)(e.node_def, e.op, f"{e.message}\n  [[node {step[5]}]]")
         err._flowjit_located = True
         raise err from None
+    except _KERNEL_FAILURES as e:
+        # A kernel rejected values that only the run shows (a `None` dim hid the mismatch at
+        # trace time): TF's InvalidArgumentError, naming the op, its inputs and the user's line.
+        if step is None or not isinstance(step[5], StepLabel):
+            raise
+        err = InvalidArgumentError(None, step[5].op, _explain(step, slots, e))
+        err._flowjit_located = True
+        raise err from None
+
+
+_KERNEL_FAILURES = (ValueError, TypeError, IndexError, ArithmeticError)
+
+
+def _explain(step, slots, failure) -> str:
+    """`op(inputs): why` with the op's own inference message for the concrete inputs (TF's
+    text, e.g. "Matrix size-incompatible"), else the kernel's."""
+    _, _, ins, _, attrs, label = step
+    values = [np.asarray(slots[i]) for i in ins]
+    why = str(failure)
+    try:
+        infer_types(OPS[label.op], [TT(D.from_numpy(v.dtype), v.shape) for v in values],
+                    attrs or {})
+    except InferenceError as e:
+        why = str(e)
+    except (KeyError, TypeError, ValueError):  # inputs it cannot type: keep the kernel's text
+        pass
+    inputs = ", ".join(f"{v.dtype.name}{format_shape(v.shape)}" for v in values)
+    return f"{label.op}({inputs}): {why}\n  [[node {label}]]"
 
 
 def _run_region(region, slots, outs):

@@ -19,7 +19,8 @@ from ...ir import dtypes as D
 from ...ir import errors
 from ...ir.ops.array import PAD_MODES
 from ...ir.shapes import TensorShape, format_shape
-from ..dispatch import _is_tensor_like, _nested_has_tensor, apply, convert_to_tensor
+from ..dispatch import _is_tensor_like, _nested_has_tensor, apply, convert_to_tensor, \
+    op_error
 from ..tensor import Tensor
 from . import math as _m
 
@@ -43,8 +44,8 @@ def _error(cls, opname, message):
     return cls(f"{opname}: {message}")
 
 
-def _invalid(opname, message):
-    return _error(errors.InvalidArgumentError, opname, message)
+def _invalid(opname, message, dtype_error=False):
+    return op_error(opname, message, dtype_error)
 
 
 def _known_value(t, opname, what):
@@ -75,7 +76,8 @@ def _as_python(value, opname, what):
     if _is_tensor_like(value):
         t = convert_to_tensor(value)
         if not t.dtype.is_integer:
-            raise _invalid(opname, f"`{what}` must be an integer tensor, got {t.dtype.name}")
+            raise _invalid(opname, f"`{what}` must be an integer tensor, got {t.dtype.name}",
+                           dtype_error=True)
         return _known_value(t, opname, what)
     if hasattr(value, "tolist") and hasattr(value, "dtype"):  # NumPy arrays and scalars
         return value.tolist()
@@ -296,7 +298,7 @@ def stack(values, axis=0, name="stack", _dtype=None):
         if t.dtype is not ts[0].dtype:
             raise _invalid("stack", f"cannot compute stack as input #{i}(zero-based) was "
                                     f"expected to be a {ts[0].dtype.name} tensor but is a "
-                                    f"{t.dtype.name} tensor")
+                                    f"{t.dtype.name} tensor", dtype_error=True)
         if not t.shape.is_compatible_with(first):
             raise _invalid("stack", f"Shapes of all inputs must match: values[0].shape = "
                                     f"{format_shape(first.as_tuple())} != values[{i}].shape = "
@@ -733,7 +735,7 @@ def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None
     ix = convert_to_tensor(indices)
     if ix.dtype not in (D.uint8, D.int8, D.int32, D.int64):
         raise _invalid("one_hot", f"indices must be uint8, int8, int32 or int64, got "
-                                  f"{ix.dtype.name}")
+                                  f"{ix.dtype.name}", dtype_error=True)
     d = _int(depth, "one_hot", "depth")
     if d < 0:
         raise _invalid("one_hot", f"depth must be non-negative, got: {d}")

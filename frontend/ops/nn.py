@@ -17,6 +17,7 @@ import numbers
 from ...ir import dtypes as D
 from ...ir import errors
 from ...ir.ops.nn import CONV_FORMATS, POOL_FORMATS, spatial_axes
+from .. import dispatch
 from ..dispatch import apply, convert_pair, convert_to_tensor
 from ..tensor import Tensor
 from . import math as _math
@@ -69,8 +70,8 @@ def silu(features, beta=1.0, name=None):
     """features * sigmoid(beta * features) (a.k.a. swish)."""
     x = convert_to_tensor(features)
     if not x.dtype.is_floating:
-        raise errors.InvalidArgumentError(
-            None, None, f"silu: features must be a floating point tensor, got {x.dtype.name}")
+        raise dispatch.op_error("silu", f"features must be a floating point tensor, got "
+                                f"{x.dtype.name}", dtype_error=True)
     if isinstance(beta, numbers.Real) and float(beta) == 1.0:
         return _math.multiply(x, _math.sigmoid(x))
     return _math.multiply(x, _math.sigmoid(_math.multiply(beta, x)))
@@ -139,9 +140,9 @@ def sigmoid_cross_entropy_with_logits(labels=None, logits=None, name=None):
     _require_xent_args(opname, labels, logits)
     logits, labels = convert_pair(logits, labels)
     if not logits.dtype.is_floating or labels.dtype != logits.dtype:
-        raise errors.InvalidArgumentError(
-            None, None, f"{opname}: logits and labels must be floating point tensors of the "
-            f"same type, got {logits.dtype.name} and {labels.dtype.name}")
+        raise dispatch.op_error(opname, f"logits and labels must be floating point tensors of "
+                                f"the same type, got {logits.dtype.name} and "
+                                f"{labels.dtype.name}", dtype_error=True)
     a, b = _dims(logits), _dims(labels)
     if a is not None and b is not None and (len(a) != len(b) or any(
             x is not None and y is not None and x != y for x, y in zip(a, b))):
@@ -209,9 +210,8 @@ def _check_axes(opname, x, axes):
         return
     for a in ([axes] if _is_int(axes) else axes):
         if _is_int(a) and not -rank <= a < rank:
-            raise errors.InvalidArgumentError(
-                None, None, f"{opname}: Invalid reduction dimension {a} for input with {rank} "
-                f"dimensions")
+            raise dispatch.op_error(opname, f"Invalid reduction dimension {a} for input with "
+                                    f"{rank} dimensions")
 
 
 def dropout(x, rate, noise_shape=None, seed=None, name=None):
@@ -264,9 +264,8 @@ def _noise_shape(x, noise_shape):
     if dims is not None:
         for n, d in zip(reversed(shape), reversed(dims)):
             if n != 1 and d is not None and d != 1 and n != d:
-                raise errors.InvalidArgumentError(
-                    None, None, f"dropout: noise_shape {shape} is not broadcastable to the "
-                    f"shape of x {list(dims)}")
+                raise dispatch.op_error("dropout", f"noise_shape {shape} is not broadcastable "
+                                        f"to the shape of x {list(dims)}")
     return shape
 
 
@@ -325,9 +324,8 @@ def _padding_arg(padding, layout, opname, explicit_ok=True):
         pairs.append((int(p[0]), int(p[1])))
     sp, ch = spatial_axes(layout, len(layout))
     if pairs[0] != (0, 0) or pairs[ch] != (0, 0):
-        raise errors.InvalidArgumentError(
-            None, None, f"{opname}: Nonzero explicit padding in the batch or depth dimensions "
-            f"is not supported. Received: padding={padding}")
+        raise dispatch.op_error(opname, f"Nonzero explicit padding in the batch or depth "
+                                f"dimensions is not supported. Received: padding={padding}")
     return "EXPLICIT", tuple(v for a in sp for v in pairs[a])
 
 
@@ -403,9 +401,8 @@ def conv2d_transpose(input, filters, output_shape, strides, padding="SAME",  # n
             full[a] = s
         shape = full
     elif len(shape) != 4:
-        raise errors.InvalidArgumentError(
-            None, None, f"{opname}: output_shape must contain 4 values or 2 values, but got "
-            f"{len(shape)}: {shape}")
+        raise dispatch.op_error(opname, f"output_shape must contain 4 values or 2 values, but "
+                                f"got {len(shape)}: {shape}")
     attrs = {"output_shape": tuple(shape), **attrs}
     return apply(opname, (x, f), attrs)
 

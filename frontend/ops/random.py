@@ -11,10 +11,9 @@ import numbers
 import random as _pyrandom
 
 from ...ir import dtypes as D
-from ...ir.errors import InvalidArgumentError
 from ...ir.shapes import TensorShape
 from ...runtime.kernels import random as _kernels
-from ..dispatch import apply, convert_to_tensor
+from ..dispatch import apply, convert_to_tensor, op_error
 from ..tensor import Tensor
 from . import math as _math
 
@@ -76,20 +75,19 @@ def _shape_attr(shape, opname):
             raise TypeError(f"{opname}: the shape must be known when the op is built; got a "
                             f"symbolic tensor {t!r}")
         if not t.dtype.is_integer:
-            raise InvalidArgumentError(None, opname, f"{opname}: shape must be a vector of "
-                                       f"{{int32,int64}}, got dtype {t.dtype.name}")
+            raise op_error(opname, f"shape must be a vector of {{int32,int64}}, got dtype "
+                                   f"{t.dtype.name}", dtype_error=True)
         shape = t.numpy().tolist()
     if isinstance(shape, (numbers.Number, str)) or not hasattr(shape, "__iter__"):
-        raise InvalidArgumentError(None, opname, f"{opname}: shape must be a vector of "
-                                   f"{{int32,int64}}, got shape []")
+        raise op_error(opname, "shape must be a vector of {int32,int64}, got shape []")
     dims = []
     for d in shape:
         if isinstance(d, Tensor):
             d = d.numpy() if d.dtype.is_integer and d.ndim == 0 else d
         if isinstance(d, (bool, float, str)) or not isinstance(d, numbers.Integral):
             # TF turns such a list into a non-integer (or ragged) tensor and refuses it
-            raise InvalidArgumentError(None, opname, f"{opname}: shape must be a vector of "
-                                       f"{{int32,int64}}, got {list(shape)!r}")
+            raise op_error(opname, f"shape must be a vector of {{int32,int64}}, got "
+                                   f"{list(shape)!r}")
         dims.append(int(d))
     return tuple(dims)
 

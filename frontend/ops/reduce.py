@@ -4,8 +4,7 @@ from __future__ import annotations
 import operator
 
 from ...ir import dtypes as D
-from ...ir.errors import InvalidArgumentError
-from ..dispatch import apply, convert_to_tensor
+from ..dispatch import apply, convert_to_tensor, op_error
 from . import math as _m
 
 
@@ -61,9 +60,8 @@ def reduce_logsumexp(input_tensor, axis=None, keepdims=False, name=None):
     axis gives -inf."""
     x = convert_to_tensor(input_tensor)
     if not x.dtype.is_floating:
-        raise InvalidArgumentError(None, "reduce_logsumexp",
-                                   f"reduce_logsumexp: input must be a floating-point tensor, "
-                                   f"got {x.dtype.name}")
+        raise op_error("reduce_logsumexp", f"input must be a floating-point tensor, got "
+                                           f"{x.dtype.name}", dtype_error=True)
     ax = _axes(axis, "reduce_logsumexp")
     raw_max = apply("reduce_max", (x,), {"axis": ax, "keepdims": True})
     shift = _m.where(_m.is_finite(raw_max), raw_max, convert_to_tensor(0, dtype=x.dtype))
@@ -105,8 +103,7 @@ def _scan(opname, doc):
         x = convert_to_tensor(x)
         if hasattr(axis, "numpy") and hasattr(axis, "dtype"):
             if not axis.dtype.is_integer or axis.shape.rank != 0:
-                raise InvalidArgumentError(None, opname, f"{opname}: axis must be a scalar "
-                                                         f"integer, got {axis!r}")
+                raise op_error(opname, f"axis must be a scalar integer, got {axis!r}")
             axis = axis.numpy().tolist()
         return apply(opname, (x,), {"axis": _int(axis, opname), "exclusive": bool(exclusive),
                                     "reverse": bool(reverse)})

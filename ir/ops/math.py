@@ -76,7 +76,7 @@ def _select(types, attrs):
     x, y = types[1:]
     if x.dtype is not y.dtype:  # same_dtype on types[1:] would misnumber the inputs
         raise InferenceError(f"x and y must have the same dtype, got {x.dtype.name} and "
-                             f"{y.dtype.name}")
+                             f"{y.dtype.name}", dtype_error=True)
     return TT(x.dtype, broadcast_all([t.shape for t in types]))
 
 

@@ -45,7 +45,7 @@ def _check_bounds(lo: TT, hi: TT):
     check_dtype(lo, INDEX, "minval")
     if hi.dtype is not lo.dtype:
         raise InferenceError(f"maxval has dtype {hi.dtype.name} but minval has dtype "
-                             f"{lo.dtype.name}")
+                             f"{lo.dtype.name}", dtype_error=True)
     for name, t in (("minval", lo), ("maxval", hi)):
         if t.shape is not None and len(t.shape) != 0:
             raise InferenceError(f"{name} must be 0-D, got shape "

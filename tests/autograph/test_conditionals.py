@@ -120,7 +120,8 @@ def test_and_or_are_lazy_on_tensors(ops_of):
         return x, r, called
 
     out = tf.function(python_short_circuit)(tf.constant(1.0))
-    assert out[1] is False and out[2] == []
+    # TF 2.21: a Python value returned from a tf.function comes back as a Tensor
+    assert out[1].dtype == tf.bool and not bool(out[1]) and out[2] == []
 
 
 def f_returns(p, x):

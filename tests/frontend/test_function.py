@@ -102,9 +102,11 @@ def test_input_signature_none_dims_one_trace_and_mismatch_errors():
         x = np.random.default_rng(n).normal(size=(n, 3)).astype(np.float32)
         np.testing.assert_allclose(f(x).numpy(), x.sum(1), rtol=1e-5)
     assert f.experimental_get_tracing_count() == 1
-    with pytest.raises(ValueError, match=r"'x'.*shape \(2, 4\).*TensorSpec"):
+    # TF 2.21: TypeError "Binding inputs to tf.function failed due to `Can not cast
+    # TensorSpec(shape=(2, 4), ...) to TensorSpec(shape=(None, 3), ...)`" (shape and dtype alike)
+    with pytest.raises(TypeError, match=r"Can not cast TensorSpec\(shape=\(2, 4\).*'x'"):
         f(tf.zeros([2, 4]))
-    with pytest.raises(TypeError, match=r"'x'.*int32.*TensorSpec"):
+    with pytest.raises(TypeError, match=r"Can not cast .*int32.*'x'"):
         f(tf.zeros([2, 3], tf.int32))
     with pytest.raises(TypeError):
         f(tf.zeros([2, 3]), tf.zeros([2, 3]))
@@ -207,7 +209,8 @@ def test_shape_errors_raise_at_trace_time_with_user_line():
     with pytest.raises(ValueError, match=r"add.*\[3\].*\[4\]") as info:
         f(tf.zeros([3]), tf.zeros([4]))
     assert f"{__file__}:" in str(info.value)
-    with pytest.raises(ValueError, match=r"float32.*int32"):
+    # TF 2.21: TypeError "Input 'y' of 'AddV2' Op has type int32 that does not match ..."
+    with pytest.raises(TypeError, match=r"float32.*int32"):
         f(tf.zeros([3]), tf.zeros([3], tf.int32))
 
 
@@ -220,14 +223,17 @@ def test_symbolic_tensor_surface():
         seen["repr"] = repr(x)
         y = x * 2
         seen["dtype"] = y.dtype
-        with pytest.raises(NotImplementedError):
+        # TF 2.21: AttributeError "'SymbolicTensor' object has no attribute 'numpy'"
+        with pytest.raises(AttributeError, match="'SymbolicTensor' object has no attribute"):
             y.numpy()
+        seen["has_numpy"] = hasattr(y, "numpy")
         with pytest.raises(TypeError):
             len(y)
         return y
 
     f(tf.zeros([2, 3]))
     assert seen["shape"] == [2, 3] and seen["dtype"] == tf.float32
+    assert seen["has_numpy"] is False  # TF 2.21: hasattr(symbolic, "numpy") is False
     assert seen["repr"].startswith("<tf.Tensor 'x:0' shape=(2, 3) dtype=float32>")
 
 

@@ -83,7 +83,9 @@ def test_three_steps_match_tensorflow(name, mode):
     assert_close(b.numpy(), np.array(want["b"], np.float32), rtol=2e-6, atol=1e-7)
     assert int(opt.iterations.numpy()) == 3
     if mode != "eager":
-        assert step.experimental_get_tracing_count() == 1
+        # TF 2.21: 2 when the first call creates slot variables (the trace is redone with
+        # creation refused), else 1 (Adam: 2, plain SGD: 1)
+        assert step.experimental_get_tracing_count() == (1 if name == "sgd" else 2)
 
 
 def test_slots_created_once_on_first_trace_and_are_variables():

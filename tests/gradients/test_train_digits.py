@@ -21,7 +21,8 @@ def test_two_epochs_under_xla():
     result = _example().train(epochs=2, verbose=False)
     assert result["accuracy"] >= 0.9
     assert result["history"][1][0] < result["history"][0][0]     # the loss went down
-    assert result["traces"] == 1
+    assert result["traces"] == 2   # TF 2.21: Adam's slots are created on the first call,
+    # whose trace TF redoes with variable creation refused; no later call retraces
 
 
 def test_graph_executor_and_dump(tmp_path, capsys, monkeypatch):

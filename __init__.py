@@ -83,3 +83,8 @@ keras.optimizers = optimizers
 _sys.modules[f"{__name__}.keras.optimizers"] = optimizers
 autodiff = _namespace("autodiff", "TF's `tf.autodiff`.")
 autodiff.GradientTape = GradientTape
+
+from .frontend import checkpoint as _checkpoint_impl
+train = _namespace("train", "TF's `tf.train`: checkpoints.")
+for _n in ("Checkpoint", "CheckpointManager", "latest_checkpoint", "list_variables"):
+    setattr(train, _n, getattr(_checkpoint_impl, _n))

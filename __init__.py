@@ -88,3 +88,8 @@ from .frontend import checkpoint as _checkpoint_impl
 train = _namespace("train", "TF's `tf.train`: checkpoints.")
 for _n in ("Checkpoint", "CheckpointManager", "latest_checkpoint", "list_variables"):
     setattr(train, _n, getattr(_checkpoint_impl, _n))
+
+from .frontend import saved_model as _saved_model_impl
+saved_model = _namespace("saved_model", "TF's `tf.saved_model`: save and load without pickle.")
+saved_model.save = _saved_model_impl.save
+saved_model.load = _saved_model_impl.load

@@ -75,8 +75,7 @@ class _Builder:
             stateful = any(isinstance(r.type, TokenType) for r in op.results)
             name, location = self._name_and_location(op)
             if isinstance(op, DfOp):
-                opname, attrs = op.opdef.name, {k: v for k, v in op.python_attrs().items()
-                                                if v is not None}
+                opname, attrs = op.opdef.name, op.python_attrs()   # absent ones as None
                 inputs = [self.ref(v) for v in _real(op.operands)]
             else:
                 opname, inputs, attrs = self._structural(op)

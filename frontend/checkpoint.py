@@ -85,8 +85,8 @@ def _graph_of(root, prefix=""):
     return variables, objects
 
 
-def _set_value(key, var, value):
-    """Assign a restored array to `var` after checking it, outside any trace."""
+def _check_value(key, var, value):
+    """Raise TF's error when a saved array does not fit `var` (dtype, then shape)."""
     if value.dtype != var.dtype.np:
         raise InvalidArgumentError(
             None, None, f"tensor_name = {key}; expected dtype {var.dtype.name} does not equal "
@@ -96,7 +96,6 @@ def _set_value(key, var, value):
         raise ValueError(f"Received incompatible tensor with shape {value.shape} when attempting "
                          f"to restore variable with shape {tuple(var.shape.as_list())} and name "
                          f"{var.name} (checkpoint key {key}).")
-    var._handle.value = value
 
 
 # --- reading and writing -----------------------------------------------------------------------
@@ -152,10 +151,11 @@ def _on_slots(opt, var, slots):
 class CheckpointLoadStatus:
     """What `restore`/`read` matched; `assert_consumed()` and friends as TF."""
 
-    def __init__(self, values, variables, objects, root=None):
+    def __init__(self, values, variables, objects, root=None, optional=()):
         self._root = root
         self._values = values                 # key -> ndarray, unassigned ones
-        self._python = dict(variables)        # key -> Variable not yet bound to a value
+        # key -> Variable not yet bound to a value (but for `optional` ones)
+        self._python = {k: v for k, v in variables.items() if k not in optional}
         self._objects = objects               # id -> (path, object)
         self._bind(variables)
         if self._values:
@@ -165,10 +165,9 @@ class CheckpointLoadStatus:
     def _bind(self, variables):
         matched = [(k, v, self._values[k]) for k, v in variables.items() if k in self._values]
         for key, var, value in matched:   # check them all before assigning any
-            if value.dtype != var.dtype.np or not var.shape.is_compatible_with(value.shape):
-                _set_value(key, var, value)
-        for key, var, value in matched:
-            _set_value(key, var, value)
+            _check_value(key, var, value)
+        for key, var, value in matched:   # written to the handle: no graph op, even mid-trace
+            var._handle.value = value
             del self._values[key]
             self._python.pop(key, None)
         if not self._values and self in _PENDING:
@@ -280,7 +279,9 @@ class Checkpoint:
         variables, objects = self._graph()
         for status in [s for s in _PENDING if s._root is self]:
             status.expect_partial()   # a newer restore replaces the pending one
-        return CheckpointLoadStatus(values, variables, objects, root=self)
+        # As TF, a file without a save counter (a SavedModel's variables) still matches.
+        return CheckpointLoadStatus(values, variables, objects, root=self,
+                                    optional=("save_counter" + _VALUE,))
 
     def restore(self, save_path, options=None) -> CheckpointLoadStatus:
         """Assign the saved values to the matching Variables now, and to those created later

@@ -149,10 +149,13 @@ class _Saver:
         for i, c in enumerate(cf._captures):
             if isinstance(c, Variable):
                 key = self.key_of.get(id(c))
-                if key is None:
-                    raise ValueError(
-                        f"saved_model.save: function {cf.name} uses Variable {c.name}, which "
-                        f"is not reachable from the saved object: track it as an attribute")
+                if key is None:   # TF 2.21's class and first sentence
+                    raise AssertionError(
+                        f"Tried to export a function which references an 'untracked' "
+                        f"resource. TensorFlow objects (e.g. tf.Variable) captured by functions "
+                        f"must be 'tracked' by assigning them to an attribute of a tracked "
+                        f"object or assigned to an attribute of the main object directly. "
+                        f"Function name = {cf.name}, Variable = {c.name}")
                 captures.append({"variable": key})
             else:
                 name = f"{fid}/{i}"
@@ -419,11 +422,15 @@ class _Loader:
             _corrupt(self.dir, f"functions/{fid}.mlir is not a valid df function: {e}")
         captures = [self.variable(c) if "variable" in c else self.constant(c["constant"])
                     for c in entry["captures"]]
-        flat_args = [p for p in graph.inputs][:len(graph.inputs) - len(captures)]
+        flat_args = graph.inputs[:len(graph.inputs) - len(captures)]
         if len(flat_args) != len(nest.flatten(list(_specs_of(key, entry["arg_names"])))):
             _corrupt(self.dir, f"functions/{fid}.mlir takes {len(graph.inputs)} arguments, "
                                f"which does not match its signature and captures")
         for p, c in zip(graph.inputs[len(flat_args):], captures):
+            want = getattr(p.out_types[0], "value", p.out_types[0])
+            if c.dtype is not want.dtype or not c.shape.is_compatible_with(want.shape):
+                _corrupt(self.dir, f"functions/{fid}.mlir expects {want} for {p.name}, the "
+                                   f"saved value is {c.dtype.name}{c.shape}")
             p.attrs["capture"] = c
         jit = bool(entry["jit_compile"]) if self.jit_compile is None else self.jit_compile
         graph.jit_compile = jit
@@ -475,7 +482,7 @@ def load(export_dir, tags=None, options=None, jit_compile=None):
         for name, s in loader.manifest["signatures"].items():
             signatures[name] = SignatureFunction(name, loader.function(s["function"]),
                                                  list(s["inputs"]), list(s["outputs"]))
-    except (KeyError, TypeError, ValueError) as e:
+    except (AttributeError, KeyError, TypeError, ValueError) as e:
         _corrupt(loader.dir, f"{MANIFEST} is malformed ({type(e).__name__}: {e})")
     root.signatures = signatures
     return root

@@ -237,3 +237,38 @@ def test_damaged_files(saved, tmp_path):
     for name, rel, change in cases:
         with pytest.raises(tf.errors.DataLossError, match="damaged|not a valid"):
             tf.saved_model.load(damaged(name.replace(" ", "_"), rel, change))
+
+
+def test_variable_of_other_dtype_in_file(saved, tmp_path):
+    from flowjit.runtime import safetensors
+    path = _copy(saved, tmp_path / "retyped")
+    file = os.path.join(path, "variables", "variables.safetensors")
+    tensors, meta = safetensors.read(file)
+    tensors["w/.ATTRIBUTES/VARIABLE_VALUE"] = tensors["w/.ATTRIBUTES/VARIABLE_VALUE"].astype(
+        np.float64)
+    safetensors.write(file, tensors, meta)
+    with pytest.raises(tf.errors.DataLossError, match="expects .*float64"):
+        tf.saved_model.load(path)
+
+
+def test_untracked_variable(tmp_path):
+    free = tf.Variable(1.0)
+
+    class Uses(tf.Module):
+        @tf.function(input_signature=[tf.TensorSpec([], tf.float32)])
+        def f(self, x):
+            return x * free
+
+    # TF 2.21: AssertionError with this first sentence.
+    with pytest.raises(AssertionError, match="Tried to export a function which references an "
+                                             "'untracked' resource"):
+        tf.saved_model.save(Uses(), str(tmp_path))
+
+
+def test_checkpoint_restores_saved_model_variables(saved):
+    model = Dense()
+    model.w.assign(np.zeros_like(W))
+    # TF: the SavedModel's variables are a checkpoint of the saved object.
+    tf.train.Checkpoint(model).restore(os.path.join(saved, "variables", "variables")) \
+        .assert_consumed()
+    assert_close(model.w.numpy(), W)

@@ -132,12 +132,15 @@ class _Saver:
         if isinstance(obj, (list, tuple)):
             return {"list" if isinstance(obj, list) else "tuple":
                     [self.tree(v, seen) if checkpoint._is_trackable(v) else None for v in obj]}
+        if id(obj) in seen:   # an object met before (a cycle, or shared): saved once
+            return None
         seen.add(id(obj))
         children = {k: self.tree(v, seen) for k, v in checkpoint._children(obj)
-                    if checkpoint._is_trackable(v) and id(v) not in seen}
+                    if checkpoint._is_trackable(v)}
         functions = {k: [self.concrete(cf) for cf in _concretes(f)]
                      for k, f in _functions_of(obj).items()}
-        return {"object": children, "functions": {k: v for k, v in functions.items() if v}}
+        return {"object": {k: v for k, v in children.items() if v is not None},
+                "functions": {k: v for k, v in functions.items() if v}}
 
     def concrete(self, cf: ConcreteFunction) -> str:
         fid = self.fid_of.get(id(cf))
@@ -381,6 +384,8 @@ class _Loader:
         return var
 
     def build(self, entry):
+        if entry is None:   # a non-trackable list item, or an object saved elsewhere
+            return None
         if not isinstance(entry, dict) or len(entry) < 1:
             _corrupt(self.dir, f"bad object entry {entry!r}")
         if "variable" in entry:
@@ -388,8 +393,7 @@ class _Loader:
         if "dict" in entry:
             return {k: self.build(v) for k, v in entry["dict"]}
         if "list" in entry or "tuple" in entry:
-            items = [None if v is None else self.build(v)
-                     for v in entry.get("list", entry.get("tuple"))]
+            items = [self.build(v) for v in entry.get("list", entry.get("tuple"))]
             return items if "list" in entry else tuple(items)
         obj = _UserObject()
         for name, child in entry["object"].items():

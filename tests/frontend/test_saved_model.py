@@ -130,6 +130,7 @@ def test_nested_modules_and_lazy_jit_function(tmp_path):
             return tf.reduce_sum(self.layers[0](x)) + self.layers[1]["extra"]
 
     block = Block()
+    block.layers.append([block])          # a cycle is saved once
     x = np.ones((2, 3), np.float32)
     expected = _ref(x).sum() + 1.0
     assert_close(block(x).numpy(), expected)      # traced once, saved with that shape

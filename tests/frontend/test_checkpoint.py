@@ -5,8 +5,6 @@ slots, atomic writes, tampered files; and the acceptance test: an MLP trained un
 import json
 import os
 import signal
-import subprocess
-import sys
 import textwrap
 
 import numpy as np
@@ -14,6 +12,7 @@ import pytest
 
 import flowjit as tf
 from flowjit.runtime import safetensors
+from helpers import run_script
 
 
 class M(tf.Module):
@@ -240,21 +239,14 @@ _TRAINING = textwrap.dedent("""
 """)
 
 
-def _run(script, *args):
-    root = os.path.dirname(os.path.dirname(os.path.abspath(tf.__file__)))
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([root, os.environ.get("PYTHONPATH", "")]))
-    return subprocess.run([sys.executable, str(script), *args], capture_output=True, text=True,
-                          env=env, timeout=300)
-
-
 def test_acceptance_killed_training_resumes_identically(tmp_path):
     script = tmp_path / "train.py"
     script.write_text(_TRAINING)
-    first = _run(script, "first", str(tmp_path / "ck"))
+    first = run_script(script, "first", str(tmp_path / "ck"))
     assert first.returncode == -signal.SIGKILL, first.stderr
-    resumed = _run(script, "resume", str(tmp_path / "ck"))
+    resumed = run_script(script, "resume", str(tmp_path / "ck"))
     assert resumed.returncode == 0, resumed.stderr
-    full = _run(script, "full", str(tmp_path / "full"))
+    full = run_script(script, "full", str(tmp_path / "full"))
     assert full.returncode == 0, full.stderr
     losses = full.stdout.split()
     assert first.stdout.split() + resumed.stdout.split() == losses

@@ -5,15 +5,13 @@ StableHLO artifact runs on its own (and under IREE when the `interop` extra is i
 damaged files raise clear errors. TF 2.21's behaviour is recorded in comments."""
 import json
 import os
-import subprocess
-import sys
 import textwrap
 
 import numpy as np
 import pytest
 
 import flowjit as tf
-from helpers import assert_close
+from helpers import assert_close, run_script
 
 W = np.array([[0.5, -1.0], [1.5, 0.25], [-0.5, 2.0]], np.float32)
 B = np.array([0.1, -0.2], np.float32)
@@ -197,10 +195,7 @@ def test_fresh_process_without_defining_code(saved, tmp_path):
         print(loaded(x).numpy().tolist())
         print([v.name for v in loaded.trainable_variables])
     """))
-    root = os.path.dirname(os.path.dirname(os.path.abspath(tf.__file__)))
-    env = dict(os.environ, PYTHONPATH=root)
-    r = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env,
-                       timeout=300, cwd=str(tmp_path))
+    r = run_script(script)
     assert r.returncode == 0, r.stderr
     out, names = r.stdout.strip().splitlines()
     x = np.array([[1.0, 2.0, 3.0], [-1.0, 0.5, 2.0], [0.0, 0.0, 1.0]], np.float32)

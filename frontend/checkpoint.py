@@ -328,7 +328,11 @@ class CheckpointManager:
         if max_to_keep is not None and max_to_keep <= 0:
             raise ValueError(f"Expected a positive integer or `None` for `max_to_keep`, got "
                              f"{max_to_keep}.")
+        if keep_checkpoint_every_n_hours is not None or checkpoint_interval is not None:
+            raise NotImplementedError("CheckpointManager: keep_checkpoint_every_n_hours and "
+                                      "checkpoint_interval are not supported")
         self._checkpoint = checkpoint
+        self._init_fn = init_fn
         self._directory = os.fspath(directory)
         self._max_to_keep = max_to_keep
         self._prefix = os.path.join(self._directory, checkpoint_name)
@@ -364,9 +368,12 @@ class CheckpointManager:
         return path
 
     def restore_or_initialize(self):
+        """Restore the latest checkpoint and return its path, else run `init_fn`."""
         if self.latest_checkpoint is not None:
             self._checkpoint.restore(self.latest_checkpoint)
             return self.latest_checkpoint
+        if self._init_fn is not None:
+            self._init_fn()
         return None
 
 

@@ -137,6 +137,17 @@ def test_manager(tmp_path):
     assert tf.train.latest_checkpoint(str(tmp_path / "mgr")) == mgr.latest_checkpoint
     again = tf.train.CheckpointManager(ck, str(tmp_path / "mgr"), max_to_keep=2)
     assert again.checkpoints == mgr.checkpoints
+    model = M([0.0, 0.0])
+    restored = tf.train.CheckpointManager(tf.train.Checkpoint(model=model), str(tmp_path / "mgr"),
+                                          max_to_keep=2)
+    assert restored.restore_or_initialize() == mgr.latest_checkpoint
+    assert list(model.w.numpy()) == [1.0, 2.0]
+    calls = []
+    empty = tf.train.CheckpointManager(ck, str(tmp_path / "empty"), max_to_keep=1,
+                                       init_fn=lambda: calls.append(1))
+    assert empty.restore_or_initialize() is None and calls == [1]
+    with pytest.raises(NotImplementedError, match="keep_checkpoint_every_n_hours"):
+        tf.train.CheckpointManager(ck, str(tmp_path / "x"), 1, keep_checkpoint_every_n_hours=1)
 
 
 def test_tampered_files_raise_data_loss(tmp_path):

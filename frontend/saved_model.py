@@ -258,13 +258,13 @@ class RestoredFunction:
         self._name = name
         self.concrete_functions = concretes
         self._arg_names = arg_names
+        self._specs = [(cf, cf.structured_input_signature[0]) for cf in concretes]
 
     def __call__(self, *args, **kwargs):
         if kwargs:
             args = _bind(self._name, self._arg_names, args, kwargs)
         errors = []
-        for cf in self.concrete_functions:
-            specs = cf.structured_input_signature[0]
+        for cf, specs in self._specs:
             if len(specs) != len(args):
                 errors.append(f"{len(specs)} arguments expected, got {len(args)}")
                 continue
@@ -317,12 +317,12 @@ class SignatureFunction:
         self._cf = cf
         self._inputs = inputs
         self._outputs = outputs
+        self._specs = nest.flatten(list(cf.structured_input_signature[0]))
 
     def __call__(self, *args, **kwargs):
         values = _bind(self._name, self._inputs, args, kwargs)
         flat = []
-        for name, spec, value in zip(self._inputs, nest.flatten(
-                list(self._cf.structured_input_signature[0])), values):
+        for name, spec, value in zip(self._inputs, self._specs, values):
             _match_spec(self._name, name, spec, value, flat)
         out = self._cf._call_flat(flat)
         if isinstance(out, dict):
@@ -331,8 +331,8 @@ class SignatureFunction:
 
     @property
     def structured_input_signature(self):
-        specs = nest.flatten(list(self._cf.structured_input_signature[0]))
-        return ((), {n: TensorSpec(s.shape, s.dtype, n) for n, s in zip(self._inputs, specs)})
+        return ((), {n: TensorSpec(s.shape, s.dtype, n)
+                     for n, s in zip(self._inputs, self._specs)})
 
     @property
     def structured_outputs(self):

@@ -262,3 +262,26 @@ def test_acceptance_killed_training_resumes_identically(tmp_path):
     losses = full.stdout.split()
     assert first.stdout.split() + resumed.stdout.split() == losses
     assert float(losses[-1]) < float(losses[0])
+
+
+def test_deferred_restore_of_variable_created_in_jit_first_call(tmp_path):
+    class Lazy(tf.Module):
+        def __init__(self):
+            super().__init__()
+            self.w = None
+
+        @tf.function(jit_compile=True)
+        def __call__(self, x):
+            if self.w is None:
+                self.w = tf.Variable(np.ones([3, 1], np.float32))
+            return x @ self.w
+
+    trained = Lazy()
+    x = np.array([[1.0, 2.0, 3.0]], np.float32)
+    trained(x)
+    trained.w.assign(np.array([[1.0], [-1.0], [2.0]], np.float32))
+    p = tf.train.Checkpoint(model=trained).save(str(tmp_path / "ckpt"))
+    fresh = Lazy()
+    status = tf.train.Checkpoint(model=fresh).restore(p)
+    assert float(fresh(x)[0, 0]) == 5.0          # created while tracing, restored before use
+    status.assert_consumed()

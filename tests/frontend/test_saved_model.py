@@ -73,6 +73,12 @@ def test_load_runs_polymorphic(saved, jit):
     # and returns a dict.
     out = loaded.signatures["serve"](inp=np.ones((2, 3), np.float32), s=np.float32(3.0))
     assert sorted(out) == ["y", "z"]
+    serve = loaded.signatures["serve"]
+    assert serve.structured_input_signature == ((), {
+        "inp": tf.TensorSpec([None, 3], tf.float32, "inp"), "s": tf.TensorSpec([], tf.float32, "s")})
+    assert sorted(serve.structured_outputs) == ["y", "z"] and len(serve.variables) == 1
+    cf = loaded.__call__.get_concrete_function(tf.TensorSpec([None, 3], tf.float32))
+    assert_close(cf(np.ones((1, 3), np.float32)).numpy(), _ref(np.ones((1, 3), np.float32)))
     assert_close(out["y"].numpy(), np.full((2, 3), 6.0, np.float32))
     assert float(out["z"]) == 6.0
     # TF 2.21: TypeError "Binding inputs to tf.function failed due to `Can not cast

@@ -21,6 +21,7 @@ from .frontend import ops as _ops
 from .frontend import config as _config
 from .frontend.function import ConcreteFunction, Function, function
 from .frontend.func_graph import init_scope, name_scope
+from .frontend.module import Module
 from .frontend.control_flow import cond, switch_case, while_loop
 from .frontend.gradients.tape import GradientTape, UnconnectedGradients, custom_gradient
 from .passes import pipeline as _pipeline
@@ -87,3 +88,13 @@ types.experimental.TraceType = _trace_type.TraceType
 types.experimental.FunctionType = _function_type.FunctionType
 autodiff = _namespace("autodiff", "TF's `tf.autodiff`.")
 autodiff.GradientTape = GradientTape
+
+from .frontend import checkpoint as _checkpoint_impl
+train = _namespace("train", "TF's `tf.train`: checkpoints.")
+for _n in ("Checkpoint", "CheckpointManager", "latest_checkpoint", "list_variables"):
+    setattr(train, _n, getattr(_checkpoint_impl, _n))
+
+from .frontend import saved_model as _saved_model_impl
+saved_model = _namespace("saved_model", "TF's `tf.saved_model`: save and load without pickle.")
+saved_model.save = _saved_model_impl.save
+saved_model.load = _saved_model_impl.load

@@ -272,8 +272,8 @@ def _assign_variable(var, method, value, read_value):
 
 
 class name_scope:  # noqa: N801  (TF's name)
-    """`with tf.name_scope("dense"):` prefixes the names of nodes traced inside (eagerly it
-    does nothing, as in TF 2)."""
+    """`with tf.name_scope("dense"):` prefixes the names of nodes traced inside and of the
+    Variables created inside (eager ops have no names, as in TF 2)."""
 
     def __init__(self, name: str):
         if not isinstance(name, str) or not name or "/" in name.strip("/"):
@@ -287,11 +287,13 @@ class name_scope:  # noqa: N801  (TF's name)
 
     def __enter__(self):
         self._graph = current()
+        variables.name_scopes.append(self._name)
         if self._graph is not None:
             self._graph.scopes.append(self._name)
         return self._name + "/"
 
     def __exit__(self, *exc):
+        variables.name_scopes.pop()
         if self._graph is not None:
             self._graph.scopes.pop()
         return False

@@ -17,6 +17,10 @@ from .ops import math
 from .variables import Variable
 
 
+# Set by frontend/checkpoint.py while a restore has values for slots not created yet.
+_slots_hook = None
+
+
 class Optimizer:
     """Shared machinery: the iteration counter, the learning rate and slot variables."""
 
@@ -73,6 +77,8 @@ class Optimizer:
             self._slots[key] = {
                 s: Variable(np.zeros(var.shape.as_list(), var.dtype.np), trainable=False,
                             name=f"{self.name}/{base}_{s}") for s in self._SLOTS}
+        if _slots_hook is not None:   # a checkpoint restore waits for these slots
+            _slots_hook(self, var, self._slots[key])
 
     # --- applying ----------------------------------------------------------------------------
     def apply_gradients(self, grads_and_vars, name=None, skip_gradients_aggregation=False,

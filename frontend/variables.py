@@ -21,6 +21,8 @@ _uid = itertools.count()
 class Variable:
     """TF's `tf.Variable(initial_value, trainable=True, name=None, dtype=None, shape=None)`."""
 
+    __array_priority__ = 100  # `ndarray @ Variable` defers to Variable.__rmatmul__, as in TF
+
     def __init__(self, initial_value=None, trainable=None, validate_shape=True,
                  caching_device=None, name=None, variable_def=None, dtype=None,
                  import_scope=None, constraint=None, synchronization=None, aggregation=None,
@@ -38,7 +40,7 @@ class Variable:
             raise ValueError(f"Variable {name!r}: initial value of shape {value.shape} is not "
                              f"compatible with shape {self._shape}")
         self._trainable = True if trainable is None else bool(trainable)
-        self._name = f"{name or 'Variable'}:0"
+        self._name = f"{''.join(s + '/' for s in name_scopes)}{name or 'Variable'}:0"
         self._constraint = constraint
         self._handle = ResourceHandle(value._value, self._dtype, self._shape, self._name)
 
@@ -190,6 +192,8 @@ def _np_repr(t: Tensor) -> str:
     return r[r.index("numpy=") + 6:-1]
 
 
+# The enclosing `name_scope`s (eager and traced): a Variable's name starts with them, as in TF.
+name_scopes: list[str] = []
 # Set by the tracer so reads and assigns inside a traced function become graph ops, and a
 # Variable created while tracing gets its initial value evaluated eagerly.
 _read_hook = None

@@ -46,3 +46,13 @@ def assert_close(actual, expected, dtype=None, rtol=None, atol=None):
                                    rtol=r, atol=a, equal_nan=True)
     else:
         np.testing.assert_array_equal(actual, expected)
+
+
+def run_script(script, *args, timeout=300):
+    """Run a Python file in a fresh interpreter (same environment, so the same flowjit), from
+    the file's folder: nothing of the test suite is importable there."""
+    import os
+    import subprocess
+    import sys
+    return subprocess.run([sys.executable, str(script), *map(str, args)], capture_output=True,
+                          text=True, timeout=timeout, cwd=os.path.dirname(str(script)))

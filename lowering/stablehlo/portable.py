@@ -1,0 +1,28 @@
+"""StableHLO portable artifacts: versioned bytecode any StableHLO consumer can read back.
+
+A SavedModel stores each statically shaped function's lowered `@main` this way. The target
+version is the one 12 weeks of StableHLO releases can read (the window JAX's export uses), so
+consumers built on an older StableHLO (IREE, older jaxlibs) load it too.
+"""
+from __future__ import annotations
+
+import jaxlib.mlir.dialects.stablehlo as hlo
+from jax._src.interpreters import mlir as jmlir
+
+
+def target_version() -> str:
+    return hlo.get_version_from_compatibility_requirement(
+        hlo.StablehloCompatibilityRequirement.WEEK_12)
+
+
+def serialize(module) -> bytes:
+    """The portable artifact of a lowered jaxlib `ir.Module`."""
+    return hlo.serialize_portable_artifact(module, target_version())
+
+
+def deserialize(data: bytes):
+    """A jaxlib `ir.Module` (StableHLO) from a portable artifact; ValueError if malformed."""
+    try:
+        return hlo.deserialize_portable_artifact(jmlir.make_ir_context(), data)
+    except Exception as e:   # MLIR reports a bad artifact as a generic error
+        raise ValueError(f"not a StableHLO portable artifact: {e}") from None

@@ -773,3 +773,52 @@ add("assert", lambda x, y: tf.debugging.assert_equal(x, y), nonzero((3,), I32),
     raises=tf.errors.InvalidArgumentError, xla="unimplemented")
 add("assert", lambda x: (tf.debugging.assert_less(x, 10.0), x)[1], R((4,), F64),
     tag="f64-holds", xla="unimplemented")
+
+
+# --- issue 11: segment reductions, and the compositions users reach for -----------------
+def sorted_ids(n, segments, dtype=I32):
+    """`n` sorted segment ids in [0, segments), the last one always segments - 1."""
+    def gen(rng):
+        ids = np.sort(rng.integers(0, segments, n))
+        ids[-1] = segments - 1
+        return ids.astype(dtype)
+    return Arg(gen, dtype)
+
+
+for _op in ("segment_sum", "segment_mean", "segment_max"):
+    _api = getattr(tf.math, _op)
+    add(_op, _api, R((6, 3), F32), sorted_ids(6, 4), xla="unimplemented")
+    add(_op, _api, R((5,), F64), sorted_ids(5, 3, I64), tag="f64-i64", xla="unimplemented")
+for _op in ("unsorted_segment_sum", "unsorted_segment_max"):
+    _api = getattr(tf.math, _op)
+    add(_op, lambda d, i, _f=_api: _f(d, i, 5), R((6, 2), F32), index(6, 5, lo=-1))
+    add(_op, lambda d, i, _f=_api: _f(d, i, 4), R((2, 3, 2), I32), index((2, 3), 4, I64),
+        tag="i32-2d-ids")
+    add(_op, lambda d, i, _f=_api: _f(d, i, 3), R((4,), BF16), index(4, 3), tag="bf16")
+
+add("reduce_mean", lambda x: tf.math.reduce_variance(x, axis=1), R((3, 4), F32),
+    tag="variance")
+add("sqrt", lambda x: tf.math.reduce_std(x, axis=[0, 2], keepdims=True), R((2, 3, 4), F64),
+    tag="reduce_std")
+add("reduce_sum", lambda x: tf.math.reduce_euclidean_norm(x, axis=0), R((4, 3), I32),
+    tag="euclidean_norm-i32")
+add("reduce_sum", lambda x: tf.norm(x), R((3, 4), F32), tag="norm", **loose(F32))
+add("reduce_max", lambda x: tf.norm(x, ord=np.inf, axis=[-2, -1]), R((2, 3, 4), F32),
+    tag="norm-matrix-inf")
+add("pow", lambda x: tf.norm(x, ord=3, axis=1, keepdims=True), R((3, 4), F64),
+    tag="norm-ord3")
+add("select", lambda x: tf.clip_by_norm(x, 2.0, axes=[1]), R((3, 4), F32), tag="clip_by_norm")
+add("l2_loss", lambda x, y: tf.clip_by_global_norm([x, y], 1.5), R((3,), F32),
+    R((2, 2), F32), tag="clip_by_global_norm")
+add("gather", lambda p, i: tf.nn.embedding_lookup(p, i), R((5, 3), F32), index((2, 2), 5),
+    tag="embedding_lookup")
+add("where_indices", lambda x, m: tf.boolean_mask(x, m, axis=1), R((2, 4, 3), F32),
+    R((4,), B), tag="boolean_mask", xla="unimplemented", static="shape")
+add("assert", lambda x: tf.debugging.check_numerics(x, "checked") * 2, R((3,), F32),
+    tag="check_numerics", xla="unimplemented")
+add("assert", lambda x: tf.debugging.check_numerics(x, "checked"), specials((4,), F64),
+    tag="check_numerics-fails", raises=tf.errors.InvalidArgumentError, xla="unimplemented")
+add("assert", lambda x: (tf.debugging.assert_positive(x), x)[1], nonzero((4,), F32),
+    tag="assert_positive-fails", raises=tf.errors.InvalidArgumentError, xla="unimplemented")
+add("assert", lambda x: (tf.debugging.assert_non_negative(x), x)[1], R((4,), I32, 0, 3),
+    tag="assert_non_negative", xla="unimplemented")

@@ -822,3 +822,20 @@ add("assert", lambda x: (tf.debugging.assert_positive(x), x)[1], nonzero((4,), F
     tag="assert_positive-fails", raises=tf.errors.InvalidArgumentError, xla="unimplemented")
 add("assert", lambda x: (tf.debugging.assert_non_negative(x), x)[1], R((4,), I32, 0, 3),
     tag="assert_non_negative", xla="unimplemented")
+add("unique", tf.unique, index(8, 4), xla="unimplemented")
+add("unique", lambda x: tf.unique(x, out_idx=tf.int64), R((6,), F32, -1, 1), tag="f32-i64",
+    xla="unimplemented")
+add("unique_with_counts", tf.unique_with_counts, index(8, 3, I64), xla="unimplemented")
+add("bincount", tf.math.bincount, index((3, 4), 5), xla="unimplemented")
+add("bincount", lambda x, w: tf.math.bincount(x, weights=w, minlength=6, maxlength=6),
+    index(7, 8), R((7,), F32), tag="weights-fixed-length")
+add("bincount", lambda x: tf.math.bincount(x, minlength=4, maxlength=4, axis=-1,
+                                           binary_output=True),
+    index((3, 5), 6, I64), tag="rows-binary")
+add("searchsorted", lambda s, v: tf.searchsorted(tf.sort(s), v), R((2, 5), F32),
+    R((2, 3), F32))
+add("searchsorted", lambda s, v: tf.searchsorted(tf.sort(s), v, side="right",
+                                                 out_type=tf.int64),
+    index(6, 4), index(5, 5), tag="i32-right")
+add("unsorted_segment_sum", lambda x: tf.histogram_fixed_width(x, [-2.0, 2.0], nbins=5),
+    R((3, 4), F32), tag="histogram_fixed_width")

@@ -6,3 +6,5 @@ from . import math, reduce, linalg, array, nn, random, state, logging, fused  # 
 FAMILIES = (math, reduce, linalg, array, nn, random, state, logging, fused)
 from . import segment  # noqa: E402  (issue 11)
 FAMILIES += (segment,)
+from . import counting  # noqa: E402  (issue 11)
+FAMILIES += (counting,)

@@ -13,7 +13,7 @@ def _num_segments(n, opname) -> int:
     if hasattr(n, "numpy") and hasattr(n, "dtype"):
         try:
             n = n.numpy()
-        except Exception:  # a symbolic tensor: no value while tracing
+        except NotImplementedError:  # a symbolic tensor: no value while tracing
             raise TypeError(f"{opname}: num_segments must be known while tracing (a Python "
                             f"int or a constant), got {n!r}") from None
     if hasattr(n, "tolist"):

@@ -839,3 +839,11 @@ add("searchsorted", lambda s, v: tf.searchsorted(tf.sort(s), v, side="right",
     index(6, 4), index(5, 5), tag="i32-right")
 add("unsorted_segment_sum", lambda x: tf.histogram_fixed_width(x, [-2.0, 2.0], nbins=5),
     R((3, 4), F32), tag="histogram_fixed_width")
+add("gather", lambda x: tf.image.resize(x, [5, 3]), R((2, 3, 4, 2), F32), tag="resize-bilinear",
+    static="shape")
+add("gather", lambda x: tf.image.resize(x, [2, 7], method="nearest"), R((4, 5, 1), I32),
+    tag="resize-nearest", static="shape")
+add("reduce_mean", lambda x: tf.image.adjust_contrast(x, 1.7), R((2, 3, 4, 3), F32),
+    tag="adjust_contrast")
+add("select", lambda x: tf.linalg.band_part(x, 1, 0), R((2, 4, 3), F64), tag="band_part",
+    static="shape")

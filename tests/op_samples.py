@@ -847,3 +847,31 @@ add("reduce_mean", lambda x: tf.image.adjust_contrast(x, 1.7), R((2, 3, 4, 3), F
     tag="adjust_contrast")
 add("select", lambda x: tf.linalg.band_part(x, 1, 0), R((2, 4, 3), F64), tag="band_part",
     static="shape")
+
+
+def well_conditioned(shape, dtype):
+    """Random square matrices plus n on the diagonal (safely invertible)."""
+    def gen(rng):
+        n = shape[-1]
+        return (rng.uniform(-1, 1, shape) + n * np.eye(n)).astype(dtype)
+    return Arg(gen, dtype)
+
+
+def spd(shape, dtype):
+    """Symmetric positive definite matrices."""
+    def gen(rng):
+        a = rng.uniform(-1, 1, shape)
+        return (a @ np.swapaxes(a, -1, -2) + shape[-1] * np.eye(shape[-1])).astype(dtype)
+    return Arg(gen, dtype)
+
+
+add("matrix_inverse", tf.linalg.inv, well_conditioned((2, 4, 4), F64))
+add("matrix_inverse", lambda x: tf.linalg.inv(x, adjoint=True), well_conditioned((3, 3), F32),
+    tag="f32-adjoint", rtol=1e-5, atol=1e-6)
+add("matrix_determinant", tf.linalg.det, well_conditioned((3, 3, 3), F64))
+add("matrix_determinant", tf.linalg.det, well_conditioned((4, 4), F32), rtol=1e-5)
+add("matrix_solve", tf.linalg.solve, well_conditioned((2, 3, 3), F64), R((2, 3, 2), F64))
+add("matrix_solve", lambda a, b: tf.linalg.solve(a, b, adjoint=True),
+    well_conditioned((4, 4), F32), R((4, 1), F32), tag="f32-adjoint", rtol=1e-5, atol=1e-6)
+add("cholesky", tf.linalg.cholesky, spd((2, 4, 4), F64))
+add("cholesky", tf.linalg.cholesky, spd((3, 3), F32), rtol=1e-5, atol=1e-6)

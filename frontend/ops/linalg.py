@@ -163,11 +163,37 @@ def band_part(input, num_lower, num_upper, name=None):  # noqa: A002  (TF's name
     return where(band, x, zeros_like(x))
 
 
+# --- square-matrix solvers (issue 11) ------------------------------------------------------
+def inv(input, adjoint=False, name=None):  # noqa: A002  (TF's name)
+    """The inverse of each innermost square matrix (of its transpose with `adjoint`)."""
+    return apply("matrix_inverse", (convert_to_tensor(input),), {"adjoint": bool(adjoint)})
+
+
+def det(input, name=None):  # noqa: A002
+    """The determinant of each innermost square matrix."""
+    return apply("matrix_determinant", (convert_to_tensor(input),))
+
+
+def solve(matrix, rhs, adjoint=False, name=None):
+    """X with matrix @ X = rhs per batch entry (matrix^T @ X with `adjoint`)."""
+    matrix, rhs = convert_pair(matrix, rhs)
+    return apply("matrix_solve", (matrix, rhs), {"adjoint": bool(adjoint)})
+
+
+def cholesky(input, name=None):  # noqa: A002
+    """Lower-triangular L with L @ L^T = input (only the lower triangle is read); NaN where
+    the matrix is not positive definite, as TF 2.21."""
+    return apply("cholesky", (convert_to_tensor(input),))
+
+
 EXPORTS = {
     "": ["matmul", "tensordot", "einsum"],
-    "linalg": ["matmul", "tensordot", "einsum", "band_part"],
+    "linalg": ["matmul", "tensordot", "einsum", "band_part", "inv", "det", "solve",
+               "cholesky"],
     "math": ["top_k"],
     "nn": ["top_k"],
 }
 API_FOR_OP = {"matmul": "matmul", "tensordot": "tensordot", "einsum": "einsum",
-              "top_k": "math.top_k"}
+              "top_k": "math.top_k", "matrix_inverse": "linalg.inv",
+              "matrix_determinant": "linalg.det", "matrix_solve": "linalg.solve",
+              "cholesky": "linalg.cholesky"}

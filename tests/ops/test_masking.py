@@ -76,3 +76,11 @@ def test_floor_is_top_level_and_ceil_is_not():
     # TF 2.21 exports tf.floor but not tf.ceil (only tf.math.ceil).
     np.testing.assert_array_equal(tf.floor(tf.constant([1.5, -1.5])).numpy(), [1.0, -2.0])
     assert not hasattr(tf, "ceil") and tf.math.ceil is not None
+
+
+def test_eager_ops_after_the_tensor_went_through_xla():
+    # Passing a tensor to a jit_compile=True function leaves a device copy as its value;
+    # eager gathers on it must still work (they crashed inside jax's `take` before).
+    p = tf.constant(P)
+    tf.function(lambda t: t * 2.0, jit_compile=True)(p)
+    np.testing.assert_array_equal(tf.nn.embedding_lookup(p, [3, 0]).numpy(), P[[3, 0]])

@@ -3,6 +3,8 @@ texts eagerly and on the graph executor; under XLA an assert is refused at compi
 (TF 2.21 drops it silently; see README, Differences from TF)."""
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -81,7 +83,7 @@ A, V = tf.zeros([2, 3]), tf.zeros([3])
     ([(A, ("N",))], "must have rank 1.  Received rank 2, shape (2, 3)"),
 ])
 def test_assert_shapes_static_failures(shapes, text):
-    with pytest.raises(ValueError, match=__import__("re").escape(text)):
+    with pytest.raises(ValueError, match=re.escape(text)):
         tf.debugging.assert_shapes(shapes)
 
 

@@ -59,6 +59,7 @@ dtypes.cast = None  # filled below
 
 _NAMESPACES = {"": _sys.modules[__name__], "math": math, "nn": nn, "linalg": linalg,
                "random": random, "dtypes": dtypes, "debugging": debugging}
+image = _NAMESPACES["image"] = _namespace("image", "TF's `tf.image`.")
 for _fam in _ops.FAMILIES:
     for _ns, _names in _fam.EXPORTS.items():
         for _n in _names:

@@ -180,7 +180,10 @@ def execute(opdef: OpDef, inputs, attrs: dict):
         out_types = infer_or_raise(opdef, [TT(t._dtype, tuple(t._value.shape)) for t in inputs],
                                    attrs)
     try:
-        res = KERNELS[opdef.name](*[t._value for t in inputs], **attrs)
+        # An input passed to a jit_compile=True function keeps a device copy as its value;
+        # kernels take NumPy arrays (`_host` copies it back once).
+        res = KERNELS[opdef.name](*[t._value if type(t._value) is np.ndarray else t._host()
+                                    for t in inputs], **attrs)
     except errors.OpError as e:
         raise type(e)(None, opdef.name, f"{opdef.name}: {e.message} "
                       f"[{errors.user_frame()}]") from None

@@ -773,3 +773,105 @@ add("assert", lambda x, y: tf.debugging.assert_equal(x, y), nonzero((3,), I32),
     raises=tf.errors.InvalidArgumentError, xla="unimplemented")
 add("assert", lambda x: (tf.debugging.assert_less(x, 10.0), x)[1], R((4,), F64),
     tag="f64-holds", xla="unimplemented")
+
+
+# --- issue 11: segment reductions, and the compositions users reach for -----------------
+def sorted_ids(n, segments, dtype=I32):
+    """`n` sorted segment ids in [0, segments), the last one always segments - 1."""
+    def gen(rng):
+        ids = np.sort(rng.integers(0, segments, n))
+        ids[-1] = segments - 1
+        return ids.astype(dtype)
+    return Arg(gen, dtype)
+
+
+for _op in ("segment_sum", "segment_mean", "segment_max"):
+    _api = getattr(tf.math, _op)
+    add(_op, _api, R((6, 3), F32), sorted_ids(6, 4), xla="unimplemented")
+    add(_op, _api, R((5,), F64), sorted_ids(5, 3, I64), tag="f64-i64", xla="unimplemented")
+for _op in ("unsorted_segment_sum", "unsorted_segment_max"):
+    _api = getattr(tf.math, _op)
+    add(_op, lambda d, i, _f=_api: _f(d, i, 5), R((6, 2), F32), index(6, 5, lo=-1))
+    add(_op, lambda d, i, _f=_api: _f(d, i, 4), R((2, 3, 2), I32), index((2, 3), 4, I64),
+        tag="i32-2d-ids")
+    add(_op, lambda d, i, _f=_api: _f(d, i, 3), R((4,), BF16), index(4, 3), tag="bf16")
+
+add("reduce_mean", lambda x: tf.math.reduce_variance(x, axis=1), R((3, 4), F32),
+    tag="variance")
+add("sqrt", lambda x: tf.math.reduce_std(x, axis=[0, 2], keepdims=True), R((2, 3, 4), F64),
+    tag="reduce_std")
+add("reduce_sum", lambda x: tf.math.reduce_euclidean_norm(x, axis=0), R((4, 3), I32),
+    tag="euclidean_norm-i32")
+add("reduce_sum", lambda x: tf.norm(x), R((3, 4), F32), tag="norm", **loose(F32))
+add("reduce_max", lambda x: tf.norm(x, ord=np.inf, axis=[-2, -1]), R((2, 3, 4), F32),
+    tag="norm-matrix-inf")
+add("pow", lambda x: tf.norm(x, ord=3, axis=1, keepdims=True), R((3, 4), F64),
+    tag="norm-ord3")
+add("select", lambda x: tf.clip_by_norm(x, 2.0, axes=[1]), R((3, 4), F32), tag="clip_by_norm")
+add("l2_loss", lambda x, y: tf.clip_by_global_norm([x, y], 1.5), R((3,), F32),
+    R((2, 2), F32), tag="clip_by_global_norm")
+add("gather", lambda p, i: tf.nn.embedding_lookup(p, i), R((5, 3), F32), index((2, 2), 5),
+    tag="embedding_lookup")
+add("where_indices", lambda x, m: tf.boolean_mask(x, m, axis=1), R((2, 4, 3), F32),
+    R((4,), B), tag="boolean_mask", xla="unimplemented", static="shape")
+add("assert", lambda x: tf.debugging.check_numerics(x, "checked") * 2, R((3,), F32),
+    tag="check_numerics", xla="unimplemented")
+add("assert", lambda x: tf.debugging.check_numerics(x, "checked"), specials((4,), F64),
+    tag="check_numerics-fails", raises=tf.errors.InvalidArgumentError, xla="unimplemented")
+add("assert", lambda x: (tf.debugging.assert_positive(x), x)[1], nonzero((4,), F32),
+    tag="assert_positive-fails", raises=tf.errors.InvalidArgumentError, xla="unimplemented")
+add("assert", lambda x: (tf.debugging.assert_non_negative(x), x)[1], R((4,), I32, 0, 3),
+    tag="assert_non_negative", xla="unimplemented")
+add("unique", tf.unique, index(8, 4), xla="unimplemented")
+add("unique", lambda x: tf.unique(x, out_idx=tf.int64), R((6,), F32, -1, 1), tag="f32-i64",
+    xla="unimplemented")
+add("unique_with_counts", tf.unique_with_counts, index(8, 3, I64), xla="unimplemented")
+add("bincount", tf.math.bincount, index((3, 4), 5), xla="unimplemented")
+add("bincount", lambda x, w: tf.math.bincount(x, weights=w, minlength=6, maxlength=6),
+    index(7, 8), R((7,), F32), tag="weights-fixed-length")
+add("bincount", lambda x: tf.math.bincount(x, minlength=4, maxlength=4, axis=-1,
+                                           binary_output=True),
+    index((3, 5), 6, I64), tag="rows-binary")
+add("searchsorted", lambda s, v: tf.searchsorted(tf.sort(s), v), R((2, 5), F32),
+    R((2, 3), F32))
+add("searchsorted", lambda s, v: tf.searchsorted(tf.sort(s), v, side="right",
+                                                 out_type=tf.int64),
+    index(6, 4), index(5, 5), tag="i32-right")
+add("unsorted_segment_sum", lambda x: tf.histogram_fixed_width(x, [-2.0, 2.0], nbins=5),
+    R((3, 4), F32), tag="histogram_fixed_width")
+add("gather", lambda x: tf.image.resize(x, [5, 3]), R((2, 3, 4, 2), F32), tag="resize-bilinear",
+    static="shape")
+add("gather", lambda x: tf.image.resize(x, [2, 7], method="nearest"), R((4, 5, 1), I32),
+    tag="resize-nearest", static="shape")
+add("reduce_mean", lambda x: tf.image.adjust_contrast(x, 1.7), R((2, 3, 4, 3), F32),
+    tag="adjust_contrast")
+add("select", lambda x: tf.linalg.band_part(x, 1, 0), R((2, 4, 3), F64), tag="band_part",
+    static="shape")
+
+
+def well_conditioned(shape, dtype):
+    """Random square matrices plus n on the diagonal (safely invertible)."""
+    def gen(rng):
+        n = shape[-1]
+        return (rng.uniform(-1, 1, shape) + n * np.eye(n)).astype(dtype)
+    return Arg(gen, dtype)
+
+
+def spd(shape, dtype):
+    """Symmetric positive definite matrices."""
+    def gen(rng):
+        a = rng.uniform(-1, 1, shape)
+        return (a @ np.swapaxes(a, -1, -2) + shape[-1] * np.eye(shape[-1])).astype(dtype)
+    return Arg(gen, dtype)
+
+
+add("matrix_inverse", tf.linalg.inv, well_conditioned((2, 4, 4), F64))
+add("matrix_inverse", lambda x: tf.linalg.inv(x, adjoint=True), well_conditioned((3, 3), F32),
+    tag="f32-adjoint", rtol=1e-5, atol=1e-6)
+add("matrix_determinant", tf.linalg.det, well_conditioned((3, 3, 3), F64))
+add("matrix_determinant", tf.linalg.det, well_conditioned((4, 4), F32), rtol=1e-5)
+add("matrix_solve", tf.linalg.solve, well_conditioned((2, 3, 3), F64), R((2, 3, 2), F64))
+add("matrix_solve", lambda a, b: tf.linalg.solve(a, b, adjoint=True),
+    well_conditioned((4, 4), F32), R((4, 1), F32), tag="f32-adjoint", rtol=1e-5, atol=1e-6)
+add("cholesky", tf.linalg.cholesky, spd((2, 4, 4), F64))
+add("cholesky", tf.linalg.cholesky, spd((3, 3), F32), rtol=1e-5, atol=1e-6)

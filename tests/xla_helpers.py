@@ -55,3 +55,16 @@ def wrap_int(values, dt):
     span = info.max - info.min + 1
     flat = [(int(v) - info.min) % span + info.min for v in np.asarray(values).ravel()]
     return np.array(flat, dtype=object).astype(dt).reshape(np.shape(values))
+
+
+MODES = ("eager", "graph", "xla")
+
+
+def run_mode(mode, fn, *arrays):
+    """fn(*tensors) eagerly, traced for the graph executor, or under jit_compile=True; results
+    as NumPy (same structure)."""
+    if mode == "eager":
+        return run_eager(fn, *arrays)
+    if mode == "xla":
+        return run_xla(fn, *arrays)
+    return to_numpy(tf.function(fn)(*[tf.constant(np.asarray(a)) for a in arrays]))

@@ -28,3 +28,4 @@ def register_gradient(*opnames):
 
 
 from . import math, reduce, linalg, array, nn  # noqa: E402,F401
+from . import segment  # noqa: E402,F401  (issue 11)

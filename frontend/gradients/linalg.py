@@ -152,3 +152,43 @@ def _top_k_grad(op, g, g_indices=None):
     hot = M.cast(M.equal(A.expand_dims(idx, -1), positions(x, -1, idx.dtype)), g.dtype)
     return [A.squeeze(L.matmul(A.expand_dims(g, -2), hot), -2)]
 
+
+
+# --- square-matrix solvers (issue 11): TF's linalg_grad rules -----------------------------
+@gradient("matrix_inverse")
+def _matrix_inverse_grad(op, g):
+    y = op.outputs[0]
+    if attr(op, "adjoint"):   # y = inv(a^T): da = -y g^T y
+        return [M.negative(L.matmul(L.matmul(y, g, transpose_b=True), y))]
+    return [M.negative(L.matmul(y, L.matmul(g, y, transpose_b=True), transpose_a=True))]
+
+
+@gradient("matrix_determinant")
+def _matrix_determinant_grad(op, g):
+    scale = A.expand_dims(A.expand_dims(M.multiply(g, op.outputs[0]), -1), -1)
+    return [M.multiply(scale, L.inv(op.inputs[0], adjoint=True))]
+
+
+@gradient("matrix_solve")
+def _matrix_solve_grad(op, g):
+    a = op.inputs[0]
+    c = op.outputs[0]
+    adjoint = attr(op, "adjoint")
+    grad_rhs = L.solve(a, g, adjoint=not adjoint)
+    if adjoint:
+        return [M.negative(L.matmul(c, grad_rhs, transpose_b=True)), grad_rhs]
+    return [M.negative(L.matmul(grad_rhs, c, transpose_b=True)), grad_rhs]
+
+
+@gradient("cholesky")
+def _cholesky_grad(op, g):
+    low = op.outputs[0]
+    low_inv = L.inv(low)
+    middle = L.matmul(low, g, transpose_a=True)
+    # The lower triangle of l^T g with its diagonal halved.
+    middle = M.subtract(L.band_part(middle, -1, 0),
+                        M.multiply(L.band_part(middle, 0, 0), 0.5))
+    grad = L.matmul(L.matmul(low_inv, middle, transpose_a=True), low_inv)
+    rank = need_rank(grad, "cholesky")
+    grad_t = A.transpose(grad, list(range(rank - 2)) + [rank - 1, rank - 2])
+    return [M.multiply(M.add(grad, grad_t), 0.5)]

@@ -4,3 +4,9 @@ maps every registry op it reaches to a public name in `API_FOR_OP` (the coverage
 from . import math, reduce, linalg, array, nn, random, state, logging, fused  # noqa: F401
 
 FAMILIES = (math, reduce, linalg, array, nn, random, state, logging, fused)
+from . import segment  # noqa: E402  (issue 11)
+FAMILIES += (segment,)
+from . import counting  # noqa: E402  (issue 11)
+FAMILIES += (counting,)
+from . import image  # noqa: E402  (issue 11)
+FAMILIES += (image,)

@@ -823,13 +823,47 @@ def argsort(values, axis=-1, direction="ASCENDING", stable=False, name=None):
                                    "stable": bool(stable)})
 
 
+# --- boolean_mask (issue 11): TF's composition, reshape + where + gather ----------------
+def boolean_mask(tensor, mask, axis=None, name="boolean_mask"):
+    """The slices of `tensor` where `mask` (matching `tensor.shape[axis:axis+mask.rank]`) is
+    true, flattened into one axis at `axis`. The result's size depends on the mask's values,
+    so it runs eagerly and on the graph executor; XLA refuses it."""
+    t, m = convert_to_tensor(tensor), convert_to_tensor(mask)
+    if m.shape.rank == 0:
+        raise ValueError("boolean_mask: mask cannot be scalar.")
+    if m.shape.rank is None or t.shape.rank is None:
+        raise ValueError("boolean_mask: the ranks of tensor and mask must be known "
+                         "statically.")
+    ax = 0 if axis is None else _int(axis, "boolean_mask", "axis")
+    ax += t.shape.rank if ax < 0 else 0
+    dims, mdims = t.shape.as_list(), m.shape.as_list()
+    got = dims[ax:ax + len(mdims)]
+    if len(got) != len(mdims) or any(a is not None and b is not None and a != b
+                                     for a, b in zip(got, mdims)):
+        raise ValueError(f"boolean_mask: Shapes {_shape_text(got)} and {_shape_text(mdims)} "
+                         f"are incompatible [at {errors.user_frame()}]")
+    outer = dims[:ax] + [-1] + dims[ax + len(mdims):]
+    if outer.count(None):
+        raise ValueError(f"boolean_mask: the dims of tensor outside the mask must be known, "
+                         f"got shape {t.shape}")
+    flat = reshape(t, outer)
+    picked = apply("where_indices", (reshape(m, [-1]),))
+    return gather(flat, reshape(picked, [-1]), axis=ax)
+
+
+def _shape_text(dims) -> str:
+    return "(" + ", ".join("None" if d is None else str(d) for d in dims) + \
+        ("," if len(dims) == 1 else "") + ")"
+
+
 EXPORTS = {
     "": ["constant", "identity", "stop_gradient", "reshape", "transpose", "expand_dims",
          "squeeze", "broadcast_to", "concat", "stack", "unstack", "split", "tile", "pad",
          "reverse", "slice", "strided_slice", "gather", "gather_nd", "scatter_nd",
          "tensor_scatter_nd_update", "tensor_scatter_nd_add", "fill", "zeros", "ones",
          "zeros_like", "ones_like", "range", "linspace", "eye", "one_hot", "shape", "size",
-         "rank", "sort", "argsort", "newaxis"],
+         "rank", "sort", "argsort", "newaxis",
+         "boolean_mask"],
     "linalg": ["eye"],
 }
 API_FOR_OP = {

@@ -4,9 +4,13 @@ from __future__ import annotations
 import collections
 import operator
 
+import numpy as np
+
 from ...ir import dtypes as D
 from ...ir.ops.linalg import canonical_einsum
+from ...ir.errors import InvalidArgumentError
 from ...ir.registry import InferenceError
+from ...ir.shapes import format_shape
 from ..dispatch import _is_tensor_like, apply, convert_pair, convert_to_tensor
 
 
@@ -125,11 +129,71 @@ def top_k(input, k=1, sorted=True, index_type=D.int32, name=None):  # noqa: A002
     return TopKV2(values, indices)
 
 
+# --- band_part (issue 11): a select with a constant band mask ----------------------------
+def _band_bound(v, what, limit, dim):
+    if hasattr(v, "numpy") and hasattr(v, "dtype"):
+        v = v.numpy()
+    v = _index(v.item() if hasattr(v, "item") else v, what)
+    if v > limit:
+        raise InvalidArgumentError(None, "band_part", f"band_part: {what} must be negative or "
+                                                      f"less or equal to number of {dim} "
+                                                      f"({limit}) got: {v}")
+    return v
+
+
+def band_part(input, num_lower, num_upper, name=None):  # noqa: A002  (TF's name)
+    """Keep the band of each innermost matrix: `num_lower` diagonals below the main one and
+    `num_upper` above (negative: the whole triangle); zeros elsewhere. The matrix dims must
+    be known while tracing (the band mask is a constant); batch dims may be unknown."""
+    from .array import zeros_like
+    from .math import where
+    x = convert_to_tensor(input)
+    if x.shape.rank is not None and x.shape.rank < 2:
+        raise InvalidArgumentError(None, "band_part", f"band_part: input must be at least "
+                                                      f"2-dim, received shape: "
+                                                      f"{format_shape(x.shape.as_list())}")
+    rows, cols = x.shape.as_list()[-2:] if x.shape.rank is not None else (None, None)
+    if rows is None or cols is None:
+        raise ValueError(f"band_part: flowjit needs the matrix dims known while tracing, got "
+                         f"shape {x.shape}")
+    lower = _band_bound(num_lower, "num_lower", rows, "rows")
+    upper = _band_bound(num_upper, "num_upper", cols, "cols")
+    i, j = np.arange(rows)[:, None], np.arange(cols)[None, :]
+    band = ((lower < 0) | (i - j <= lower)) & ((upper < 0) | (j - i <= upper))
+    return where(band, x, zeros_like(x))
+
+
+# --- square-matrix solvers (issue 11) ------------------------------------------------------
+def inv(input, adjoint=False, name=None):  # noqa: A002  (TF's name)
+    """The inverse of each innermost square matrix (of its transpose with `adjoint`)."""
+    return apply("matrix_inverse", (convert_to_tensor(input),), {"adjoint": bool(adjoint)})
+
+
+def det(input, name=None):  # noqa: A002
+    """The determinant of each innermost square matrix."""
+    return apply("matrix_determinant", (convert_to_tensor(input),))
+
+
+def solve(matrix, rhs, adjoint=False, name=None):
+    """X with matrix @ X = rhs per batch entry (matrix^T @ X with `adjoint`)."""
+    matrix, rhs = convert_pair(matrix, rhs)
+    return apply("matrix_solve", (matrix, rhs), {"adjoint": bool(adjoint)})
+
+
+def cholesky(input, name=None):  # noqa: A002
+    """Lower-triangular L with L @ L^T = input (only the lower triangle is read); NaN where
+    the matrix is not positive definite, as TF 2.21."""
+    return apply("cholesky", (convert_to_tensor(input),))
+
+
 EXPORTS = {
     "": ["matmul", "tensordot", "einsum"],
-    "linalg": ["matmul", "tensordot", "einsum"],
+    "linalg": ["matmul", "tensordot", "einsum", "band_part", "inv", "det", "solve",
+               "cholesky"],
     "math": ["top_k"],
     "nn": ["top_k"],
 }
 API_FOR_OP = {"matmul": "matmul", "tensordot": "tensordot", "einsum": "einsum",
-              "top_k": "math.top_k"}
+              "top_k": "math.top_k", "matrix_inverse": "linalg.inv",
+              "matrix_determinant": "linalg.det", "matrix_solve": "linalg.solve",
+              "cholesky": "linalg.cholesky"}

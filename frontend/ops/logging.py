@@ -129,10 +129,106 @@ def assert_rank(x, rank, message=None, name=None):
                                                "summarize": 3})
 
 
+# --- sign checks, shape checks, check_numerics (issue 11) -------------------------------
+def assert_positive(x, data=None, summarize=None, message=None, name=None):
+    x = convert_to_tensor(x)
+    from .math import greater
+    _assert_all("x > 0", greater(x, convert_pair(x, 0)[1]), x, None, message, summarize)
+
+
+def assert_non_negative(x, data=None, summarize=None, message=None, name=None):
+    x = convert_to_tensor(x)
+    from .math import greater_equal
+    _assert_all("x >= 0", greater_equal(x, convert_pair(x, 0)[1]), x, None, message,
+                summarize)
+
+
+def _shape_error(message, text):
+    return ValueError(f"{message + '.  ' if message else ''}{text} [at {errors.user_frame()}]")
+
+
+def assert_shapes(shapes, data=None, summarize=None, message=None, name=None):
+    """Check `[(tensor, dims), ...]`: each dim an int or a symbol (a string) that must have
+    one size across all tensors. Known dims are checked while tracing (ValueError, as TF);
+    dims unknown at trace time become asserts that run with the graph."""
+    pairs = list(shapes.items()) if isinstance(shapes, dict) else list(shapes)
+    bound = {}  # symbol -> (static size, the tensor and axis that fixed it)
+    runtime = []  # (tensor, axis, size) checked when the graph runs
+    for x, dims in pairs:
+        x = convert_to_tensor(x)
+        dims = tuple(dims)
+        have = x.shape.as_list() if x.shape.rank is not None else None
+        if have is not None and len(have) != len(dims):
+            raise _shape_error(message, f"Tensor {_tensor_name(x)} must have rank "
+                                        f"{len(dims)}.  Received rank {len(have)}, shape "
+                                        f"{x.shape}")
+        for axis, want in enumerate(dims):
+            size = None if have is None else have[axis]
+            origin = "Specified explicitly"
+            if isinstance(want, str):
+                if want not in bound:
+                    if size is not None:
+                        bound[want] = (size, x, axis)
+                    continue
+                want, by, by_axis = bound[want]
+                origin = f"Specified by tensor {_describe(by)} dimension {by_axis}"
+            elif not isinstance(want, int) or isinstance(want, bool):
+                raise TypeError(f"assert_shapes: a dimension must be an int or a symbol "
+                                f"string, got {want!r}")
+            if size is None:
+                runtime.append((x, axis, want))
+            elif size != want:
+                raise _shape_error(message, f"{origin}.  Tensor {_describe(x)} dimension "
+                                            f"{axis} must have size {want}.  Received size "
+                                            f"{size}, shape {x.shape}")
+    if runtime:
+        from .array import gather, shape
+        from .math import equal
+        for x, axis, want in runtime:
+            apply("assert", (equal(gather(shape(x), axis), want),),
+                  {"message": f"Tensor {_describe(x)} dimension {axis} must have size "
+                              f"{want} [at {errors.user_frame()}]", "summarize": 3})
+
+
+def _tensor_name(x) -> str:
+    return getattr(x, "name", None) or ""
+
+
+def _describe(x) -> str:
+    return f"shape={x.shape} dtype={x.dtype.name}"
+
+
+_NUMERICS_DTYPES = ("bfloat16", "float16", "float32", "float64")
+
+
+def check_numerics(tensor, message, name=None):
+    """`tensor` unchanged, after checking it holds no NaN or Inf (InvalidArgumentError
+    "<message> : Tensor had NaN values", as TF). The gradient passes through unchanged."""
+    x = convert_to_tensor(tensor)
+    if x.dtype.name not in _NUMERICS_DTYPES:
+        raise errors.InvalidArgumentError(
+            None, "check_numerics", f"check_numerics: Value for attr 'T' of {x.dtype.name} is "
+                                    f"not in the list of allowed values: "
+                                    f"{', '.join(_NUMERICS_DTYPES)} [at {errors.user_frame()}]")
+    from .math import is_finite, is_nan, logical_and, logical_not
+    from .reduce import reduce_any
+    nan, inf = is_nan(x), logical_and(logical_not(is_finite(x)), logical_not(is_nan(x)))
+    any_nan, any_inf = reduce_any(nan), reduce_any(inf)
+    # One assert per verdict so the message names what was found, as TF's does.
+    for bad, what in ((logical_and(any_inf, any_nan), "Inf and NaN"),
+                      (logical_and(any_nan, logical_not(any_inf)), "NaN"),
+                      (logical_and(any_inf, logical_not(any_nan)), "Inf")):
+        apply("assert", (logical_not(bad),),
+              {"message": f"{message} : Tensor had {what} values [at {errors.user_frame()}]",
+               "summarize": 3})
+    return x
+
+
 EXPORTS = {
     "": ["print", "Assert", "assert_equal", "assert_greater", "assert_less", "assert_rank"],
     "debugging": ["Assert", "assert_equal", "assert_none_equal", "assert_greater",
                   "assert_greater_equal", "assert_less", "assert_less_equal", "assert_near",
-                  "assert_rank"],
+                  "assert_rank", "assert_positive", "assert_non_negative", "assert_shapes",
+                  "check_numerics"],
 }
 API_FOR_OP = {"print": "print", "assert": "debugging.Assert"}

@@ -176,6 +176,50 @@ def squared_difference(x, y, name=None):
     return square(subtract(x, y))
 
 
+# --- clipping by norm (issue 11): TF's compositions, gradients from the primitives --------
+def clip_by_norm(t, clip_norm, axes=None, name=None):
+    """`t * clip_norm / max(l2norm(t), clip_norm)`, the L2 norm taken over `axes` (all when
+    None). An all-zero `t` stays zero (no 0/0)."""
+    from .reduce import _axes
+    t = convert_to_tensor(t)
+    clip_norm = convert_to_tensor(clip_norm, dtype=t.dtype)
+    l2sum = apply("reduce_sum", (square(t),), {"axis": _axes(axes, "clip_by_norm"),
+                                               "keepdims": True})
+    nonzero = greater(l2sum, convert_to_tensor(0, dtype=t.dtype))
+    safe = where(nonzero, l2sum, convert_to_tensor(1, dtype=t.dtype))
+    l2norm = where(nonzero, sqrt(safe), l2sum)
+    return truediv(multiply(t, clip_norm), maximum(l2norm, clip_norm))
+
+
+def _tensor_list(t_list, opname):
+    if not isinstance(t_list, (list, tuple)):
+        raise TypeError(f"{opname}: `t_list` should be a sequence of tensors. Received "
+                        f"{type(t_list)}.")
+    return [None if t is None else convert_to_tensor(t) for t in t_list]
+
+
+def global_norm(t_list, name=None):
+    """sqrt(sum of squares of every element of every tensor in `t_list`; None skipped)."""
+    ts = [t for t in _tensor_list(t_list, "global_norm") if t is not None]
+    halves = [apply("l2_loss", (t,)) for t in ts]
+    dt = halves[0].dtype if halves else D.float32
+    total = add_n([cast(h, dt) for h in halves]) if halves else convert_to_tensor(0, dtype=dt)
+    return sqrt(multiply(total, convert_to_tensor(2, dtype=dt)))
+
+
+def clip_by_global_norm(t_list, clip_norm, use_norm=None, name=None):
+    """Scale every tensor by `clip_norm / max(global_norm, clip_norm)`; returns the clipped
+    list (None entries kept) and the global norm. A NaN or Inf norm makes every value NaN,
+    as TF's does."""
+    ts = _tensor_list(t_list, "clip_by_global_norm")
+    norm = global_norm(ts) if use_norm is None else convert_to_tensor(use_norm)
+    one = convert_to_tensor(1, dtype=norm.dtype)
+    clip_norm = convert_to_tensor(clip_norm, dtype=norm.dtype)
+    scale = multiply(clip_norm, minimum(truediv(one, norm), truediv(one, clip_norm)))
+    scale = add(scale, subtract(norm, norm))  # NaN where the norm is not finite
+    return [None if t is None else multiply(t, cast(scale, t.dtype)) for t in ts], norm
+
+
 _ELEMENTWISE = [
     "add", "subtract", "multiply", "divide", "truediv", "floordiv", "floormod", "mod", "pow",
     "negative", "abs", "sign", "square", "sqrt", "rsqrt", "exp", "expm1", "log", "log1p",
@@ -190,7 +234,9 @@ EXPORTS = {
          "negative", "abs", "sign", "square", "sqrt", "exp", "maximum", "minimum", "round",
          "equal", "not_equal", "less", "less_equal", "greater", "greater_equal",
          "logical_and", "logical_or", "logical_not", "where", "add_n", "clip_by_value",
-         "cast", "saturate_cast", "sin", "cos", "tanh", "sigmoid"],
+         "cast", "saturate_cast", "sin", "cos", "tanh", "sigmoid",
+         "floor", "clip_by_norm", "clip_by_global_norm"],
+    "linalg": ["global_norm"],
     "math": _ELEMENTWISE,
     "nn": ["sigmoid", "softplus", "tanh"],
 }

@@ -467,6 +467,39 @@ def avg_pool3d(input, ksize, strides, padding, data_format="NDHWC", name=None): 
     return _pool("avg_pool", "avg_pool3d", input, ksize, strides, padding, data_format, 3)
 
 
+# --- embedding_lookup (issue 11): a gather, over concatenated shards -----------------------
+def _div_layout(sizes) -> bool:
+    """Whether shard sizes are TF's "div" partition of their total: the first shards one row
+    longer than the rest. Only then is the lookup a gather from the concatenation."""
+    total, n = sum(sizes), len(sizes)
+    return list(sizes) == [total // n + (i < total % n) for i in range(n)]
+
+
+def embedding_lookup(params, ids, max_norm=None, name=None):
+    """Rows of `params` (one tensor, or a list of shards split TF's "div" way) at `ids`;
+    with `max_norm`, each looked-up embedding is clipped to that L2 norm."""
+    from .array import concat, gather
+    from .math import clip_by_norm
+    shards = [convert_to_tensor(p) for p in params] if isinstance(params, (list, tuple)) \
+        else [convert_to_tensor(params)]
+    if not shards:
+        raise ValueError("embedding_lookup: need at least one param tensor")
+    if len(shards) > 1:
+        sizes = [p.shape.as_list()[0] if p.shape.rank else None for p in shards]
+        if None in sizes or not _div_layout(sizes):
+            raise ValueError(f"embedding_lookup: shards of {sizes} rows are not a 'div' "
+                             f"partition of their total; flowjit needs static shard sizes in "
+                             f"TF's div layout [at {errors.user_frame()}]")
+    table = shards[0] if len(shards) == 1 else concat(shards, axis=0)
+    ids = convert_to_tensor(ids)
+    out = gather(table, ids)
+    if max_norm is None:
+        return out
+    if out.shape.rank is None or ids.shape.rank is None:
+        raise ValueError("embedding_lookup: max_norm needs ids and params of known rank")
+    return clip_by_norm(out, max_norm, axes=list(range(ids.shape.rank, out.shape.rank)))
+
+
 EXPORTS = {
     "": [],
     "math": ["softmax", "log_softmax", "l2_normalize"],
@@ -475,7 +508,8 @@ EXPORTS = {
            "max_pool", "max_pool1d", "max_pool2d", "max_pool3d", "avg_pool", "avg_pool1d",
            "avg_pool2d", "avg_pool3d", "sparse_softmax_cross_entropy_with_logits",
            "softmax_cross_entropy_with_logits", "sigmoid_cross_entropy_with_logits",
-           "l2_loss", "moments", "batch_normalization", "dropout", "l2_normalize"],
+           "l2_loss", "moments", "batch_normalization", "dropout", "l2_normalize",
+           "embedding_lookup"],
 }
 API_FOR_OP = {
     "relu": "nn.relu", "relu6": "nn.relu6", "leaky_relu": "nn.leaky_relu", "elu": "nn.elu",

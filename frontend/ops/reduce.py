@@ -4,8 +4,12 @@ from __future__ import annotations
 import operator
 
 from ...ir import dtypes as D
+from ...ir import errors
+from ...ir.errors import InvalidArgumentError
 from ..dispatch import apply, convert_to_tensor, op_error
 from . import math as _m
+
+_INF = float("inf")
 
 
 def _int(v, opname, what="axis"):
@@ -117,11 +121,100 @@ cumsum = _scan("cumsum", "Running sum along `axis`; `exclusive` starts from 0, `
 cumprod = _scan("cumprod", "Running product along `axis`; `exclusive` starts from 1, "
                            "`reverse` runs from the end.")
 
+# --- variance, std, euclidean norm, tf.norm: compositions (issue 11) -----------------------
+def _floating(x, opname):
+    if not x.dtype.is_floating:
+        raise TypeError(f"{opname}: Input must be either real or complex. Received integer "
+                        f"type {x.dtype.name} [at {errors.user_frame()}]")
+
+
+def reduce_variance(input_tensor, axis=None, keepdims=False, name=None):
+    """Mean squared deviation from the mean over `axis` (TF's composition: two means)."""
+    x = convert_to_tensor(input_tensor)
+    _floating(x, "reduce_variance")
+    ax = _axes(axis, "reduce_variance")
+    mean = apply("reduce_mean", (x,), {"axis": ax, "keepdims": True})
+    return apply("reduce_mean", (_m.square(_m.subtract(x, mean)),),
+                 {"axis": ax, "keepdims": bool(keepdims)})
+
+
+def reduce_std(input_tensor, axis=None, keepdims=False, name=None):
+    """sqrt(reduce_variance) over `axis`."""
+    x = convert_to_tensor(input_tensor)
+    _floating(x, "reduce_std")
+    return _m.sqrt(reduce_variance(x, axis, keepdims))
+
+
+def reduce_euclidean_norm(input_tensor, axis=None, keepdims=False, name=None):
+    """sqrt(sum(x**2)) over `axis`; integer inputs give the truncated root in their dtype."""
+    x = convert_to_tensor(input_tensor)
+    total = apply("reduce_sum", (_m.square(x),), {"axis": _axes(axis, "reduce_euclidean_norm"),
+                                                  "keepdims": bool(keepdims)})
+    if x.dtype.is_floating:
+        return _m.sqrt(total)
+    return _m.cast(_m.sqrt(_m.cast(total, D.float64)), x.dtype)
+
+
+_MATRIX_ORDS = ("euclidean", "fro", 1, 2, _INF)
+
+
+def _norm_axes(axis):
+    """`axis` of tf.norm: None, one int (a vector norm) or two distinct ints (a matrix norm)."""
+    if axis is None:
+        return None
+    ax = _axes(axis, "norm")
+    if len(ax) > 2 or (len(ax) == 2 and ax[0] == ax[1]):
+        raise ValueError(f"'axis' must be None, an integer, or a tuple of 2 unique integers, "
+                         f"got {axis}")
+    return ax
+
+
+def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None):  # noqa: A002
+    """Vector norms (`ord` 'euclidean', 1, inf or any p > 0) over one axis or the whole
+    tensor, and matrix norms ('euclidean'/'fro', 1, inf) over a pair of axes, as tf.norm.
+    The matrix 2-norm (the largest singular value) needs an SVD, which flowjit lacks."""
+    x = convert_to_tensor(tensor)
+    ax = _norm_axes(axis)
+    keep = bool(keepdims)
+    is_number = isinstance(ord, (int, float)) and not isinstance(ord, bool)
+    if ax is not None and len(ax) == 2:
+        if ord not in _MATRIX_ORDS or not (is_number or isinstance(ord, str)):
+            raise ValueError(f"'ord' must be a supported matrix norm in ['euclidean', 'fro', "
+                             f"1, 2, inf], got {ord}")
+        if ord == 2:
+            raise NotImplementedError(f"norm: the matrix 2-norm (ord=2 over axes {list(ax)}) "
+                                      f"needs a singular value decomposition, which flowjit "
+                                      f"does not provide [at {errors.user_frame()}]")
+    elif not (ord == "euclidean" or (is_number and ord > 0)):
+        raise ValueError(f"'ord' must be a supported vector norm, got {ord}")
+    if not x.dtype.is_floating:
+        raise InvalidArgumentError(None, "norm", f"norm: input must be a floating-point tensor, "
+                                                 f"got {x.dtype.name} [at {errors.user_frame()}]")
+    if ord in ("euclidean", "fro") or (ord == 2 and (ax is None or len(ax) == 1)):
+        return _m.sqrt(apply("reduce_sum", (_m.square(x),), {"axis": ax, "keepdims": keep}))
+    a = _m.abs(x)
+    if ax is not None and len(ax) == 2:
+        # ord 1: the largest column sum (sum over rows first); inf: the largest row sum.
+        inner, outer = (ax[0], ax[1]) if ord == 1 else (ax[1], ax[0])
+        sums = apply("reduce_sum", (a,), {"axis": (inner,), "keepdims": True})
+        out = apply("reduce_max", (sums,), {"axis": (outer,), "keepdims": True})
+        return out if keep else apply("reduce_sum", (out,), {"axis": ax, "keepdims": False})
+    if ord == _INF:
+        return apply("reduce_max", (a,), {"axis": ax, "keepdims": keep})
+    if ord == 1:
+        return apply("reduce_sum", (a,), {"axis": ax, "keepdims": keep})
+    p = convert_to_tensor(float(ord), dtype=x.dtype)
+    total = apply("reduce_sum", (_m.pow(a, p),), {"axis": ax, "keepdims": keep})
+    return _m.pow(total, _m.reciprocal(p))
+
+
 _REDUCTIONS = ["reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_prod",
                "reduce_any", "reduce_all", "reduce_logsumexp", "argmax", "argmin"]
+_STATISTICS = ["reduce_variance", "reduce_std", "reduce_euclidean_norm"]
 EXPORTS = {
-    "": _REDUCTIONS + ["cumsum"],
-    "math": _REDUCTIONS + ["cumsum", "cumprod"],
+    "": _REDUCTIONS + ["cumsum", "norm"],
+    "math": _REDUCTIONS + ["cumsum", "cumprod"] + _STATISTICS,
+    "linalg": ["norm"],
 }
 API_FOR_OP = {
     "reduce_sum": "reduce_sum", "reduce_mean": "reduce_mean", "reduce_max": "reduce_max",

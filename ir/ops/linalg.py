@@ -235,3 +235,63 @@ def _top_k(types, attrs):
                              f"needed {k}")
     shape = t.shape[:-1] + (k,)
     return TT(t.dtype, shape), TT(idx, shape)
+
+
+# --- square-matrix solvers (issue 11): inverse, determinant, solve, Cholesky ---------------
+SOLVER_DTYPES = (D.float16, D.float32, D.float64)
+
+
+def _square(t: TT, what="Input matrix"):
+    check_dtype(t, SOLVER_DTYPES)
+    if t.shape is None:
+        return
+    if len(t.shape) < 2:
+        raise InferenceError(f"Input tensor 0 must have rank >= 2, got {len(t.shape)}")
+    n, m = t.shape[-2:]
+    if n is not None and m is not None and n != m:
+        raise InferenceError(f"{what} must be square, got shape {format_shape(t.shape)}")
+
+
+@op("matrix_inverse", ("input",), attrs=(("adjoint", "bool", False),))
+def _matrix_inverse(types, attrs):
+    """The inverse of each innermost square matrix (of its transpose with `adjoint`)."""
+    _square(types[0])
+    return types[0]
+
+
+@op("matrix_determinant", ("input",))
+def _matrix_determinant(types, attrs):
+    """The determinant of each innermost square matrix."""
+    t = types[0]
+    _square(t)
+    return TT(t.dtype, None if t.shape is None else t.shape[:-2])
+
+
+@op("cholesky", ("input",))
+def _cholesky(types, attrs):
+    """The lower-triangular L with L @ L^T = input, reading only the lower triangle."""
+    _square(types[0])
+    return types[0]
+
+
+@op("matrix_solve", ("matrix", "rhs"), attrs=(("adjoint", "bool", False),))
+def _matrix_solve(types, attrs):
+    """X with matrix @ X = rhs (matrix^T @ X with `adjoint`); batch dims must be equal (TF's
+    MatrixSolve does not broadcast)."""
+    a, b = types
+    _square(a)
+    same_dtype(types, SOLVER_DTYPES)
+    if a.shape is None or b.shape is None:
+        return b
+    if len(a.shape) != len(b.shape):
+        raise InferenceError(f"All input tensors must have the same rank, got matrix "
+                             f"{format_shape(a.shape)} and rhs {format_shape(b.shape)}")
+    for da, db in zip(a.shape[:-2], b.shape[:-2]):
+        if da is not None and db is not None and da != db:
+            raise InferenceError(f"All input tensors must have the same outer dimensions, got "
+                                 f"matrix {format_shape(a.shape)} and rhs "
+                                 f"{format_shape(b.shape)}")
+    if a.shape[-1] is not None and b.shape[-2] is not None and a.shape[-1] != b.shape[-2]:
+        raise InferenceError(f"Input matrix and rhs are incompatible: "
+                             f"{format_shape(a.shape)} and {format_shape(b.shape)}")
+    return b

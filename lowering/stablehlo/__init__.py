@@ -17,3 +17,5 @@ from .core import RULES, LoweringContext, Resource, lower_module, register_lower
 
 from . import math, reduce, linalg, array, nn, random, state, logging, fused  # noqa: E402,F401
 from . import control_flow  # noqa: E402,F401
+from . import segment  # noqa: E402,F401  (issue 11)
+from . import counting  # noqa: E402,F401  (issue 11)

@@ -20,6 +20,7 @@ from ...ir import dtypes as D
 from ...ir.ops.linalg import ELLIPSIS, parse_einsum
 from .core import register_lowering
 from .math import compare
+from .reduce import reduce_dims
 
 _HALF = (D.float16, D.bfloat16)
 
@@ -266,3 +267,150 @@ def _top_k(ctx, op, x):
     values = hlo.slice(sort.results[0], _i64(start), _i64(limit), _i64(strides))
     indices = hlo.slice(sort.results[1], _i64(start), _i64(limit), _i64(strides))
     return [values, indices]
+
+
+# --- square-matrix solvers (issue 11) ------------------------------------------------------
+# inverse, solve and determinant share one Gauss-Jordan elimination with partial pivoting,
+# one pivot column per stablehlo.while iteration (the module stays small for any n). A
+# singular matrix divides by a zero pivot (Inf/NaN results) where the eager kernel raises, as
+# XLA cannot raise. Cholesky is stablehlo.cholesky with the upper triangle zeroed.
+def _dim(d):
+    return ir.IntegerAttr.get(ir.IntegerType.get_signless(64), d)
+
+
+def _spread(x, shape, dims):
+    """broadcast_in_dim of `x` to `shape`, x's dims placed at `dims`."""
+    elem = ir.RankedTensorType(x.type).element_type
+    return hlo.broadcast_in_dim(ir.RankedTensorType.get(list(shape), elem), x, _i64(dims))
+
+
+def _solver_operand(ctx, x, adjoint=False):
+    x = _convert(ctx, x, _compute_dtype(ctx.dtype(x)))
+    if adjoint:
+        rank = len(ctx.shape(x))
+        x = hlo.transpose(x, _i64(list(range(rank - 2)) + [rank - 1, rank - 2]))
+    return x
+
+
+def _eye_mask(ctx, shape):
+    """True on the diagonal of the innermost matrices of `shape`."""
+    idx_t = ctx.tensor_type(D.int32, shape)
+    nb = len(shape) - 2
+    return compare(ctx, hlo.iota(idx_t, _dim(nb)), hlo.iota(idx_t, _dim(nb + 1)), "EQ")
+
+
+def _gauss_jordan(ctx, a, rhs=None):
+    """Reduce [a | rhs] (a [..., n, n], rhs [..., n, m]) until a is diagonal. Returns the
+    diagonal ([..., n]), the reduced rhs and the sign of the row permutation ([...])."""
+    shape = ctx.shape(a)
+    n, batch = shape[-1], shape[:-2]
+    nb = len(batch)
+    dt = ctx.dtype(a)
+    vec = batch + [n]
+    rows = hlo.iota(ctx.tensor_type(D.int64, vec), _dim(nb))
+    zero = ctx.constant(np.int64(0))
+    carried = [ctx.constant(np.int64(0)), a, ctx.splat(1, ctx.tensor_type(dt, batch))]
+    carried += [rhs] if rhs is not None else []
+    types = [v.type for v in carried]
+    loop = hlo.WhileOp(types, carried)
+    cond = loop.cond.blocks.append(*types)
+    with ir.InsertionPoint(cond):
+        hlo.return_([compare(ctx, cond.arguments[0], ctx.constant(np.int64(n)), "LT")])
+    body = loop.body.blocks.append(*types)
+    with ir.InsertionPoint(body):
+        k, a, sign, *rest = body.arguments
+        k_vec = _spread(k, vec, [])
+
+        def column(m):
+            cut = hlo.dynamic_slice(m, [zero] * (nb + 1) + [k], _i64(batch + [n, 1]))
+            return hlo.reshape(ctx.tensor_type(dt, vec), cut)
+
+        def row(m, pick):
+            """The row of m selected by the 0/1 vector `pick` ([..., n])."""
+            full = ctx.shape(m)
+            weighted = hlo.multiply(m, _spread(pick, full, range(nb + 1)))
+            return reduce_dims(ctx, weighted, [nb], "add")
+
+        def swap(m, at_k, at_p):
+            """m with rows k and p exchanged, and the new row k."""
+            full = ctx.shape(m)
+            row_k, row_p = row(m, at_k), row(m, at_p)
+            move = hlo.subtract(_spread(at_k, full, range(nb + 1)),
+                                _spread(at_p, full, range(nb + 1)))
+            delta = _spread(hlo.subtract(row_p, row_k), full, list(range(nb)) + [nb + 1])
+            return hlo.add(m, hlo.multiply(move, delta)), row_p
+
+        # The pivot: the largest |entry| of column k at or below row k (the first on ties).
+        col = column(a)
+        below = compare(ctx, rows, k_vec, "GE")
+        cand = hlo.select(below, hlo.abs(col), ctx.splat(-1, col.type))
+        best = _spread(reduce_dims(ctx, cand, [nb], "max"), vec, range(nb))
+        p = reduce_dims(ctx, hlo.select(compare(ctx, cand, best, "EQ"), rows,
+                                        ctx.splat(n, rows.type)), [nb], "min")
+        is_k = compare(ctx, rows, k_vec, "EQ")
+        at_k = _convert(ctx, is_k, dt)
+        at_p = _convert(ctx, compare(ctx, rows, _spread(p, vec, range(nb)), "EQ"), dt)
+        a, pivot_row = swap(a, at_k, at_p)
+        same = compare(ctx, p, _spread(k, batch, []), "EQ")
+        sign = hlo.multiply(sign, hlo.select(same, ctx.splat(1, sign.type),
+                                             ctx.splat(-1, sign.type)))
+        # Eliminate column k from every other row.
+        col = column(a)
+        pivot = _spread(reduce_dims(ctx, hlo.multiply(col, at_k), [nb], "add"), vec, range(nb))
+        factor = hlo.select(is_k, ctx.splat(0, col.type), hlo.divide(col, pivot))
+
+        def eliminate(m, m_row):
+            full = ctx.shape(m)
+            return hlo.subtract(m, hlo.multiply(_spread(factor, full, range(nb + 1)),
+                                                _spread(m_row, full,
+                                                        list(range(nb)) + [nb + 1])))
+
+        a = eliminate(a, pivot_row)
+        if rest:
+            r, r_row = swap(rest[0], at_k, at_p)
+            rest = [eliminate(r, r_row)]
+        hlo.return_([hlo.add(k, ctx.constant(np.int64(1))), a, sign] + rest)
+    _, a, sign, *rest = loop.results
+    diag = reduce_dims(ctx, hlo.select(_eye_mask(ctx, shape), a, ctx.splat(0, a.type)),
+                       [nb + 1], "add")
+    return diag, (rest[0] if rest else None), sign
+
+
+def _divide_rows(ctx, r, diag):
+    shape = ctx.shape(r)
+    return hlo.divide(r, _spread(diag, shape, range(len(shape) - 1)))
+
+
+@register_lowering("matrix_inverse")
+def _matrix_inverse(ctx, op, x):
+    a = _solver_operand(ctx, x, op.python_attrs()["adjoint"])
+    eye = _eye_mask(ctx, ctx.shape(a))
+    ident = hlo.select(eye, ctx.splat(1, a.type), ctx.splat(0, a.type))
+    diag, r, _ = _gauss_jordan(ctx, a, ident)
+    return _convert(ctx, _divide_rows(ctx, r, diag), ctx.dtype(x))
+
+
+@register_lowering("matrix_solve")
+def _matrix_solve(ctx, op, matrix, rhs):
+    a = _solver_operand(ctx, matrix, op.python_attrs()["adjoint"])
+    diag, r, _ = _gauss_jordan(ctx, a, _solver_operand(ctx, rhs))
+    return _convert(ctx, _divide_rows(ctx, r, diag), ctx.dtype(rhs))
+
+
+@register_lowering("matrix_determinant")
+def _matrix_determinant(ctx, op, x):
+    a = _solver_operand(ctx, x)
+    diag, _, sign = _gauss_jordan(ctx, a)
+    nb = len(ctx.shape(a)) - 2
+    return _convert(ctx, hlo.multiply(sign, reduce_dims(ctx, diag, [nb], "mul")), ctx.dtype(x))
+
+
+@register_lowering("cholesky")
+def _cholesky(ctx, op, x):
+    a = _solver_operand(ctx, x)
+    shape = ctx.shape(a)
+    idx_t = ctx.tensor_type(D.int32, shape)
+    nb = len(shape) - 2
+    lower = compare(ctx, hlo.iota(idx_t, _dim(nb)), hlo.iota(idx_t, _dim(nb + 1)), "GE")
+    out = hlo.select(lower, hlo.cholesky(a, lower=True), ctx.splat(0, a.type))
+    return _convert(ctx, out, ctx.dtype(x))

@@ -28,3 +28,5 @@ def register(name, fn):
 
 
 from . import math, reduce, linalg, array, nn, random, state, logging, fused  # noqa: E402,F401
+from . import segment  # noqa: E402,F401  (issue 11)
+from . import counting  # noqa: E402,F401  (issue 11)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import ml_dtypes
 import numpy as np
 
+from ...ir.errors import InvalidArgumentError
 from . import kernel
 
 _HALF = (np.dtype(np.float16), np.dtype(ml_dtypes.bfloat16))
@@ -54,3 +55,52 @@ def top_k(x, k, sorted, index_type):  # noqa: A002  (the op's attribute name)
     idx = n - 1 - order
     values = np.take_along_axis(x, idx, axis=-1)
     return values, idx.astype(index_type.np)
+
+
+# --- square-matrix solvers (issue 11): TF's CPU kernels' checks ----------------------------
+def _solver_input(a, adjoint=False):
+    """float16 computes in float32; `adjoint` transposes (real dtypes)."""
+    a = a.astype(np.float32) if a.dtype == np.float16 else a
+    return np.swapaxes(a, -1, -2) if adjoint else a
+
+
+def _invertible(fn, opname, message):
+    def run(*args):
+        try:
+            return fn(*args)
+        except np.linalg.LinAlgError:
+            raise InvalidArgumentError(None, opname, message) from None
+    return run
+
+
+@kernel("matrix_inverse")
+def matrix_inverse(x, adjoint):
+    out = _invertible(np.linalg.inv, "matrix_inverse", "Input is not invertible.")(_solver_input(x, adjoint))
+    return out.astype(x.dtype, copy=False)
+
+
+@kernel("matrix_determinant")
+def matrix_determinant(x):
+    return np.asarray(np.linalg.det(_solver_input(x))).astype(x.dtype)
+
+
+@kernel("matrix_solve")
+def matrix_solve(matrix, rhs, adjoint):
+    solve = _invertible(np.linalg.solve, "matrix_solve", "Input matrix is not invertible.")
+    return solve(_solver_input(matrix, adjoint), _solver_input(rhs)).astype(rhs.dtype,
+                                                                            copy=False)
+
+
+@kernel("cholesky")
+def cholesky(x):
+    """A matrix that is not positive definite gives NaN, as TF 2.21's CPU kernel does (it
+    does not raise)."""
+    a = _solver_input(x)
+    flat = a.reshape((-1,) + a.shape[-2:])
+    out = np.empty_like(flat)
+    for i, m in enumerate(flat):
+        try:
+            out[i] = np.linalg.cholesky(np.tril(m) + np.tril(m, -1).swapaxes(-1, -2))
+        except np.linalg.LinAlgError:
+            out[i] = np.nan
+    return out.reshape(a.shape).astype(x.dtype, copy=False)

@@ -750,7 +750,7 @@ def test_operator_type_errors():
 
 
 def test_exports():
-    namespaces = {"": tf, "math": tf.math, "nn": tf.nn}
+    namespaces = {"": tf, "math": tf.math, "nn": tf.nn, "linalg": tf.linalg}
     for ns, names in fmath.EXPORTS.items():
         for n in names:
             assert getattr(namespaces[ns], n) is getattr(fmath, n), f"{ns}.{n}"

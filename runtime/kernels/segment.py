@@ -1,0 +1,81 @@
+"""NumPy kernels for the segment reductions (TF's CPU kernels: bad ids raise; negative ids
+of the unsorted ops are dropped; an empty segment is 0 for sum and mean and the dtype's
+lowest value for max). float16/bfloat16 accumulate in float32."""
+from __future__ import annotations
+
+import ml_dtypes
+import numpy as np
+
+from ...ir.errors import InvalidArgumentError
+from . import kernel
+from .reduce import _acc_dtype
+
+
+def _lowest(dt):
+    return np.iinfo(dt).min if dt.kind in "iu" else ml_dtypes.finfo(dt).min
+
+
+def _combine(data, ids, n, how, empty_max):
+    """Rows of `data` (leading dims = ids.shape) reduced into `n` segments; ids < 0 dropped.
+    An empty segment of a max gets `empty_max`."""
+    acc = _acc_dtype(data.dtype)
+    rows = data.reshape((ids.size,) + data.shape[ids.ndim:]).astype(acc, copy=False)
+    flat = ids.reshape(-1)
+    keep = flat >= 0
+    rows, flat = rows[keep], flat[keep]
+    out_shape = (n,) + data.shape[ids.ndim:]
+    count = np.bincount(flat, minlength=n)[:n]
+    if how == "max":
+        out = np.full(out_shape, _lowest(acc), acc)
+        np.maximum.at(out, flat, rows)
+        out = out.astype(data.dtype)
+        out[count == 0] = empty_max
+        return out
+    out = np.zeros(out_shape, acc)
+    np.add.at(out, flat, rows)
+    if how == "mean":
+        count = np.maximum(count, 1).reshape((n,) + (1,) * (len(out_shape) - 1))
+        if acc.kind in "iu":  # C truncation, as TF's integer division
+            out = (out - np.fmod(out, count)) // count
+        else:
+            out = out / count.astype(acc)
+    return out.astype(data.dtype)
+
+
+def _check_range(ids, n, what):
+    bad = np.flatnonzero(ids.reshape(-1) >= n)
+    if bad.size:
+        i = bad[0]
+        raise InvalidArgumentError(None, what, f"segment_ids[{i}] = {ids.reshape(-1)[i]} is out "
+                                               f"of range [0, {n})")
+
+
+def _unsorted(how):
+    def fn(data, segment_ids, num_segments):
+        _check_range(segment_ids, num_segments, f"unsorted_segment_{how}")
+        return _combine(data, segment_ids, num_segments, how, _lowest(data.dtype))
+    return fn
+
+
+def _sorted(how):
+    def fn(data, segment_ids):
+        name = f"segment_{how}"
+        if data.ndim == 0 or data.shape[0] != segment_ids.shape[0]:
+            raise InvalidArgumentError(None, name, "segment_ids should be the same size as "
+                                                   "dimension 0 of input.")
+        n = int(segment_ids[-1]) + 1 if segment_ids.size else 0
+        if segment_ids.size and np.any(np.diff(segment_ids) < 0):
+            raise InvalidArgumentError(None, name, "segment ids are not increasing")
+        if segment_ids.size and segment_ids[0] < 0:
+            raise InvalidArgumentError(None, name, f"Segment id {segment_ids[0]} out of range "
+                                                   f"[0, {n}), possibly because 'segment_ids' "
+                                                   f"input is not sorted.")
+        # TF's sorted kernels fill an empty segment with 0, also for max.
+        return _combine(data, segment_ids, n, how, 0)
+    return fn
+
+
+for _how in ("sum", "max"):
+    kernel(f"unsorted_segment_{_how}")(_unsorted(_how))
+for _how in ("sum", "mean", "max"):
+    kernel(f"segment_{_how}")(_sorted(_how))

@@ -14,8 +14,9 @@ import functools
 
 from .converter import to_code
 from .errors import AutoGraphWarning
+from .features import Feature
 
-__all__ = ["to_code", "do_not_convert", "set_loop_options", "AutoGraphWarning"]
+__all__ = ["to_code", "do_not_convert", "set_loop_options", "AutoGraphWarning", "Feature"]
 
 
 def do_not_convert(func=None):

@@ -374,9 +374,11 @@ _STATE = threading.local()
 
 
 class TraceContext:
-    """Per outermost converted call (one trace): the lint warnings already given."""
+    """Per outermost converted call (one trace): the optional features its `tf.function`
+    enabled, the lint warnings already given."""
 
-    def __init__(self):
+    def __init__(self, features: frozenset):
+        self.features = features
         self.warned: set = set()
 
 
@@ -384,10 +386,16 @@ def context():
     return getattr(_STATE, "ctx", None)
 
 
-def for_tracing(f):
+def enabled(feature) -> bool:
+    """Whether the function being traced enabled an optional `Feature`."""
+    ctx = getattr(_STATE, "ctx", None)
+    return ctx is not None and feature in ctx.features
+
+
+def for_tracing(f, features: frozenset = frozenset()):
     """What `Function` calls while tracing: the converted function, which re-raises errors
     with the "in user code:" block (only the outermost converted call rewrites them), or `f`
-    itself when it is not converted."""
+    itself when it is not converted. `features`: the `Feature`s enabled for this trace."""
     conv = convert(f)
     if conv is None:
         plain, _ = _unwrap_callable(f)
@@ -399,15 +407,15 @@ def for_tracing(f):
                 f"Cause: generator and async functions are not supported",
                 AutoGraphWarning, code.co_filename, code.co_firstlineno, registry={})
         return f
-    return _with_user_errors(conv)
+    return _with_user_errors(conv, features)
 
 
-def _with_user_errors(conv):
+def _with_user_errors(conv, features):
     @functools.wraps(conv)
     def traced(*args, **kwargs):
         outer = getattr(_STATE, "ctx", None)
         if outer is None:
-            _STATE.ctx = TraceContext()
+            _STATE.ctx = TraceContext(features)
         try:
             return conv(*args, **kwargs)
         except Exception as e:

@@ -166,8 +166,9 @@ def lower_return(func, namer) -> bool:
     do_return, retval = namer.new("do_return"), namer.new("retval_")
 
     def replace(s):
-        return [assign(do_return, const(True)),
-                assign(retval, s.value if s.value is not None else const(None))]
+        # The value first: when evaluating it raises (into an `except`), no return happened.
+        return [assign(retval, s.value if s.value is not None else const(None)),
+                assign(do_return, const(True))]
 
     body, _ = _lower_block(func.body, _Exit(ast.Return, do_return, replace, True))
     loc = (func.lineno, func.col_offset, func.lineno, func.col_offset + 3)

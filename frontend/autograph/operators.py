@@ -14,6 +14,7 @@ from ...ir import errors
 from .. import func_graph
 from ..tensor import Tensor
 from . import converter, staging
+from .features import Feature
 from .lists import TensorList, concat_list
 from .values import Undefined, UndefinedReturnValue  # noqa: F401  (used by generated code)
 
@@ -108,7 +109,9 @@ def for_stmt(iterable, extra_test, body, get_state, set_state, names, opts=None)
 
 # --- statements and lists ---------------------------------------------------------------------
 def assert_stmt(cond, msg_fn):
-    if staging.is_symbolic(cond):
+    """`assert`: with a tensor condition, `tf.Assert` under `Feature.ASSERT_STATEMENTS`, else
+    TF's error for a tensor used as a Python bool."""
+    if staging.is_symbolic(cond) and converter.enabled(Feature.ASSERT_STATEMENTS):
         from ..ops.logging import Assert
         from ..ops.reduce import reduce_all
         msg = msg_fn() if msg_fn is not None else None
@@ -168,12 +171,13 @@ def _any_symbolic(values) -> bool:
 
 
 def print_(*objects, sep=" ", end="\n", file=None, flush=False):
-    """`print`: while tracing, `tf.print` when an argument is a tensor or the call sits in a
-    staged region (so it prints every time that region runs); Python's print otherwise."""
-    if func_graph.current() is not None and (
+    """`print`: Python's print, run while tracing (once per trace, symbolic tensors shown as
+    TF shows them), as in TF. With `Feature.STAGED_PRINT` (a flowjit extension) a print of a
+    tensor, or one in a staged region, becomes `tf.print` and prints on every call."""
+    if staging.probing():
+        return None     # a probe is a scratch trace of a loop body; the real one prints
+    if converter.enabled(Feature.STAGED_PRINT) and func_graph.current() is not None and (
             _any_symbolic(objects) or staging.in_staged_region()):
-        if staging.probing():
-            return None
         from ..ops.logging import print as tf_print
         items = [o._as_tensor() if isinstance(o, TensorList) else o for o in objects]
         tf_print(*items, sep=sep, end=end,

@@ -74,24 +74,37 @@ def not_(a):
 
 # --- loops ------------------------------------------------------------------------------------
 def while_stmt(test, body, get_state, set_state, names, opts=None):
-    """Python iterations while the condition is a Python value; from the first iteration
-    whose condition is a tensor on, the rest of the loop is staged as one while node."""
+    """Python iterations while the condition is a Python value; a tensor condition from the
+    start stages the loop as one while node. A condition that turns into a tensor later
+    raises, as in TF; with `Feature.STAGED_PYTHON_LOOPS` the rest of the loop is staged."""
+    opts = opts or {}
+    first = True
     while True:
         c = test()
         if staging.is_symbolic(c):
+            if not _may_stage(opts, first):
+                _refuse_while(opts, first)
             staging.stage_loop(test, body, get_state, set_state, names, opts)
             return
         if not c:
             return
+        first = False
         body()
 
 
 def for_stmt(iterable, extra_test, body, get_state, set_state, names, opts=None):
     """A for loop: staged over a tensor / tensor range / staged list, plain Python over
-    anything else. In a Python loop whose `break`/`return` flag becomes a tensor, each later
-    iteration runs inside a cond on that flag."""
+    anything else. In a Python loop whose `break`/`return` flag becomes a tensor TF raises;
+    with `Feature.STAGED_PYTHON_LOOPS` each later iteration runs inside a cond on it."""
+    opts = opts or {}
     staged = staging.as_staged_iterable(iterable)
     if staged is not None:
+        if not _may_stage(opts, True):
+            raise errors.OperatorNotAllowedInGraphError(
+                f"Iterating over a symbolic `tf.Tensor` is not allowed: AutoGraph does not "
+                f"convert a `for` loop with an `else:` clause (as TF) [at "
+                f"{errors.user_frame()}]. Move the `else:` block after the loop, or enable "
+                f"tf.autograph.experimental.Feature.STAGED_PYTHON_LOOPS")
         staging.stage_loop(None, body, get_state, set_state, names, opts, iterable=staged,
                            extra_test=extra_test)
         return
@@ -99,12 +112,49 @@ def for_stmt(iterable, extra_test, body, get_state, set_state, names, opts=None)
         if extra_test is not None:
             go = extra_test()
             if staging.is_symbolic(go):
+                if not converter.enabled(Feature.STAGED_PYTHON_LOOPS):
+                    _refuse_tensor_exit(opts)
                 staging.stage_if(go, lambda: body(item), lambda: None, get_state, set_state,
                                  names, opts)
                 continue
             if not go:
                 break
         body(item)
+
+
+def _may_stage(opts, first: bool) -> bool:
+    """TF stages a loop only when its condition or iterable is a tensor from the start, and
+    never one with an `else:` clause."""
+    return (first and not opts.get("has_else")) or converter.enabled(
+        Feature.STAGED_PYTHON_LOOPS)
+
+
+def _refuse_while(opts, first):
+    if first:   # a `while ... else:`, which TF leaves unconverted
+        raise errors.OperatorNotAllowedInGraphError(
+            f"Using a symbolic `tf.Tensor` as a Python `bool` is not allowed: AutoGraph does "
+            f"not convert a `while` loop with an `else:` clause (as TF) [at "
+            f"{errors.user_frame()}]. Move the `else:` block after the loop, or enable "
+            f"tf.autograph.experimental.Feature.STAGED_PYTHON_LOOPS")
+    raise NotImplementedError(
+        f"The condition of while loop started as non-Tensor, then changed to Tensor. This may "
+        f"happen either because variables changed type, or when a break or return statement "
+        f"inside the loop depends on a Tensor condition. In both cases, changing to a TF loop "
+        f"should remove the error [at {errors.user_frame()}] (or enable "
+        f"tf.autograph.experimental.Feature.STAGED_PYTHON_LOOPS).")
+
+
+def _refuse_tensor_exit(opts):
+    if "return" in opts.get("jumps", ()):
+        # TF meets this as the `if` around the `return`: only one branch returns
+        raise ValueError(f"the else branch must also have a return statement. [at "
+                         f"{errors.user_frame()}]: a `return` that depends on a tensor inside "
+                         f"a Python `for` loop (enable tf.autograph.experimental.Feature."
+                         f"STAGED_PYTHON_LOOPS to stage it)")
+    raise NotImplementedError(
+        f"break and return statements which depend on a TF condition are not supported in "
+        f"Python for loops. Did you intend to make it a TF loop? [at {errors.user_frame()}] "
+        f"(or enable tf.autograph.experimental.Feature.STAGED_PYTHON_LOOPS)")
 
 
 # --- statements and lists ---------------------------------------------------------------------

@@ -214,6 +214,10 @@ class FunctionConverter:
             opts["test_assigns"] = tuple(sorted(walrus))
         if sites:
             opts["lint"] = sites
+        if getattr(s, "_ag_jumps", ()):
+            opts["jumps"] = tuple(sorted(set(s._ag_jumps)))
+        if getattr(s, "_ag_has_else", False):
+            opts["has_else"] = True
         get_fn, set_fn, get_name, set_name = self._state_helpers(state, scope)
         names = tuple_([const(n) for n in state])
         if is_for:

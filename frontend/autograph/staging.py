@@ -188,7 +188,7 @@ def stage_if(pred, body, orelse, get_state, set_state, names, opts):
             fn()
             branches.append((g, tuple(get_state())))
     set_state(init)
-    set_state(_join(outer, pred, names, init, branches, "if"))
+    set_state(_join(outer, pred, names, init, branches, "if", (opts or {}).get("dead", ())))
 
 
 def _fresh(v):
@@ -214,11 +214,11 @@ def stage_bool_op(pred, if_true, if_false, label):
     return stage_if_exp(pred, if_true, if_false, label)
 
 
-def _join(outer, pred, names, init, branches, kind):
+def _join(outer, pred, names, init, branches, kind, dead=()):
     (g_t, vt), (g_f, vf) = branches
     plans, outs_t, outs_f = [], [], []
     for name, iv, tv, fv in zip(names, init, vt, vf):
-        if (tv is iv and fv is iv) or (nest.is_nested(iv) and _same_leaves(iv, tv)
+        if name in dead or (tv is iv and fv is iv) or (nest.is_nested(iv) and _same_leaves(iv, tv)
                                        and _same_leaves(iv, fv)):
             plans.append(_Const(iv))
             continue

@@ -295,6 +295,12 @@ def _in_graph(g, v):
 
 def _merge(name, tv, fv, g_t, g_f, outs_t, outs_f):
     if nest.is_nested(tv) or nest.is_nested(fv):
+        if isinstance(tv, dict) and isinstance(fv, dict) and tv.keys() != fv.keys():
+            only_main = [k for k in tv if k not in fv]
+            key, missing = (only_main[0], "else") if only_main else \
+                (next(k for k in fv if k not in tv), "main")
+            raise ValueError(f"'{name}[{key!r}]' must also be initialized in the {missing} "
+                             f"branch")
         if not nest.same_structure(tv, fv):
             if isinstance(tv, list) and isinstance(fv, list) and len(tv) != len(fv):
                 raise ValueError(
@@ -599,8 +605,16 @@ def stage_loop(test, body, get_state, set_state, names, opts, iterable=None, ext
         n in acc and isinstance(v, (list, TensorList)) for n, v in zip(names, init))
     probe_out, cells, deltas = (None, {}, {})
     if needs_probe:
-        probe_out, cells, deltas = _probe(names, init, acc, get_state, set_state, body,
-                                          iterable)
+        try:
+            probe_out, cells, deltas = _probe(names, init, acc, get_state, set_state, body,
+                                              iterable)
+        except UnboundLocalError as e:
+            name = getattr(e, "symbol_name", None)
+            if name not in names:
+                raise
+            raise ValueError(f"'{name}' must be defined before the loop\nNote: AutoGraph tried "
+                             f"to define it automatically, but ran into a UnboundLocalError: "
+                             f"'{name}' is used before assignment") from None
     entry, extra_inv = [], {}
     for k, (name, v) in enumerate(zip(names, init)):
         p = probe_out[k] if probe_out is not None else None

@@ -79,12 +79,16 @@ def while_stmt(test, body, get_state, set_state, names, opts=None):
     raises, as in TF; with `Feature.STAGED_PYTHON_LOOPS` the rest of the loop is staged."""
     opts = opts or {}
     first = True
+    g = func_graph.current()
     while True:
+        last_stateful = g.last_stateful if g is not None else None
         c = test()
         if staging.is_symbolic(c):
             if not _may_stage(opts, first):
                 _refuse_while(opts, first)
-            staging.stage_loop(test, body, get_state, set_state, names, opts)
+            stateful = g.last_stateful is not last_stateful
+            staging.stage_loop(test, body, get_state, set_state, names, opts,
+                               stateful_test=c if stateful else None)
             return
         if not c:
             return

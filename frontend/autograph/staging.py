@@ -581,8 +581,14 @@ def _static_int(v):
     return int(s) if isinstance(s, (int, float)) else None
 
 
-def stage_loop(test, body, get_state, set_state, names, opts, iterable=None, extra_test=None):
-    """A `while` statement (`test`) or a `for` over a staged `iterable`, as one while node."""
+def stage_loop(test, body, get_state, set_state, names, opts, iterable=None, extra_test=None,
+               stateful_test=None):
+    """A `while` statement (`test`) or a `for` over a staged `iterable`, as one while node.
+
+    `stateful_test`: the first value of a `while` test that reads state (`v.read_value() <
+    n`). A while node's condition cannot order state reads after the body's writes, so the
+    loop is rotated: the test runs at the end of the body and the condition just reads the
+    flag it carries (the test still runs once before each iteration and once at the end)."""
     opts = opts or {}
     if probing():
         return _probe_only_loop(body, get_state, set_state, names, opts, iterable)
@@ -647,6 +653,8 @@ def stage_loop(test, body, get_state, set_state, names, opts, iterable=None, ext
                 if extra_test is not None:
                     c = math.logical_and(c, _bool_tensor(extra_test(), "the loop"))
                 return c
+            if stateful_test is not None:
+                return flat[-1]
             set_state(spec.unflatten(flat, frame))
             return _bool_tensor(test(), "a while loop")
 
@@ -660,7 +668,10 @@ def stage_loop(test, body, get_state, set_state, names, opts, iterable=None, ext
                     return [flat[0] + 1] + spec.flatten_checked(get_state(), frame)
                 set_state(spec.unflatten(flat, frame))
                 body()
-                return spec.flatten_checked(get_state(), frame)
+                out = spec.flatten_checked(get_state(), frame)
+                if stateful_test is not None:
+                    out.append(_bool_tensor(test(), "a while loop"))
+                return out
         finally:
             _ACTIVE_LOOPS.pop()
 
@@ -669,7 +680,10 @@ def stage_loop(test, body, get_state, set_state, names, opts, iterable=None, ext
     if iterable is not None:
         flat0 = [dispatch.convert_to_tensor(0, dtype=D.int32)] + flat0
         invariants = [None] + invariants
-    inv = [None if s is None else TensorShape.from_tuple(s) for s in invariants]
+    if stateful_test is not None:
+        flat0.append(_bool_tensor(stateful_test, "a while loop"))
+        invariants.append(None)
+    inv = [None if s is None else _as_shape(s) for s in invariants]
     outs = control_flow.while_loop(
         cond_fn, body_fn, flat0,
         shape_invariants=inv if any(s is not None for s in inv) else None,
@@ -681,6 +695,10 @@ def stage_loop(test, body, get_state, set_state, names, opts, iterable=None, ext
     set_state(spec.unflatten(outs, None, frame=frame, trips=trips))
     if opts.get("test_assigns"):
         test()   # the test's `:=` targets hold what its last (failing) evaluation gave
+
+
+def _as_shape(s) -> TensorShape:
+    return s if isinstance(s, TensorShape) else TensorShape.from_tuple(s)
 
 
 def _bool_tensor(x, construct):
@@ -745,9 +763,9 @@ class _LoopSpec:
                     orig = orig_leaves[j] if j < len(orig_leaves) else None
                     if orig is not None and id(orig) in by_id:
                         matched.add(id(orig))
-                        inv = TensorShape(by_id[id(orig)]).as_tuple() \
-                            if not isinstance(by_id[id(orig)], TensorShape) else \
-                            by_id[id(orig)].as_tuple()
+                        # kept a TensorShape: `TensorShape(None)` (unknown rank) is a
+                        # real invariant, unlike None (none given)
+                        inv = TensorShape(by_id[id(orig)])
                     plans.append(("t", len(self.flat), _tt_of(t)))
                     self.flat.append(t)
                     self.invariants.append(inv)
@@ -837,9 +855,8 @@ class _LoopSpec:
             raise TypeError(f"'{name}' has dtype {tt.dtype.name} before the loop, but dtype "
                             f"{t.dtype.name} after one iteration")
         shape = _tt_of(t).shape
-        allowed = invariant if invariant is not None else tt.shape
-        if not TensorShape.from_tuple(allowed).is_compatible_with(
-                TensorShape.from_tuple(shape)):
+        allowed = _as_shape(invariant if invariant is not None else tt.shape)
+        if not allowed.is_compatible_with(TensorShape.from_tuple(shape)):
             raise ValueError(f"'{name}' has shape {_shape_str(tt.shape)} before the loop, but "
                              f"shape {_shape_str(shape)} after one iteration. Use "
                              f"tf.autograph.experimental.set_loop_options to set shape "

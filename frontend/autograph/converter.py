@@ -417,7 +417,10 @@ def _with_user_errors(conv, features):
         if outer is None:
             _STATE.ctx = TraceContext(features)
         try:
-            return conv(*args, **kwargs)
+            result = conv(*args, **kwargs)
+            if outer is None:
+                _check_outputs(conv, result)
+            return result
         except Exception as e:
             if outer is not None or getattr(e, "_ag_rewritten", False):
                 raise
@@ -429,6 +432,19 @@ def _with_user_errors(conv, features):
             if outer is None:
                 _STATE.ctx = None
     return traced
+
+
+def _check_outputs(conv, result):
+    """TF's error for a generator returned from a traced function (it would be exhausted
+    at trace time, or never run)."""
+    from .. import nest
+    for leaf in nest.flatten(result):
+        if isinstance(leaf, types.GeneratorType):
+            f = getattr(conv, "__wrapped_original__", conv)
+            raise TypeError(f"To be compatible with tf.function, Python functions must return "
+                            f"zero or more Tensors or ExtensionTypes or None values; in "
+                            f"compilation of {f!r}, found return value of type generator, "
+                            f"which is not a Tensor or ExtensionType.")
 
 
 def source_stage(function) -> str:

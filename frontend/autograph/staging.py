@@ -665,10 +665,10 @@ def stage_loop(test, body, get_state, set_state, names, opts, iterable=None, ext
                 if iterable is not None:
                     set_state(spec.unflatten(flat[1:], frame))
                     body(iterable.element(flat[0]))
-                    return [flat[0] + 1] + spec.flatten_checked(get_state(), frame)
+                    return [flat[0] + 1] + spec.flatten_checked(_body_state(get_state), frame)
                 set_state(spec.unflatten(flat, frame))
                 body()
-                out = spec.flatten_checked(get_state(), frame)
+                out = spec.flatten_checked(_body_state(get_state), frame)
                 if stateful_test is not None:
                     out.append(_bool_tensor(test(), "a while loop"))
                 return out
@@ -690,11 +690,36 @@ def stage_loop(test, body, get_state, set_state, names, opts, iterable=None, ext
         maximum_iterations=opts.get("maximum_iterations"))
     outs = list(outs)
     if iterable is not None:
+        _assert_iterated(outs[0], n_static, [names[k] for k in extra_inv])
         outs = outs[1:]
     trips = n_static if (iterable is not None and extra_test is None) else None
     set_state(spec.unflatten(outs, None, frame=frame, trips=trips))
     if opts.get("test_assigns"):
         test()   # the test's `:=` targets hold what its last (failing) evaluation gave
+
+
+def _body_state(get_state):
+    """The loop variables after one traced iteration; a `del`eted one cannot be carried."""
+    try:
+        return get_state()
+    except NameError as e:
+        raise ValueError(f"'{e.name}' is deleted in the loop body, but the next iteration (or "
+                         f"the code after the loop) uses it: a TensorFlow loop must carry "
+                         f"a value for it [at {errors.user_frame()}]") from None
+
+
+def _assert_iterated(trips, n_static, defined_in_body):
+    """TF's run-time check that a loop defining variables ran at least once (their values
+    before the loop are zeros of the body's types). Under XLA, TF ignores the assert."""
+    g = func_graph.current()
+    while g.outer is not None:
+        g = g.outer
+    if not defined_in_body or (n_static or 0) > 0 or getattr(g, "jit_compile", False):
+        return
+    from ..ops.logging import Assert
+    from ..ops.math import greater
+    Assert(greater(trips, 0), [f"loop must iterate at least once to initialize "
+                               f"{', '.join(defined_in_body)}"])
 
 
 def _as_shape(s) -> TensorShape:
@@ -892,7 +917,7 @@ def _probe(names, init, acc, get_state, set_state, body, iterable):
                 body(iterable.probe_element(g))
             else:
                 body()
-            out = list(get_state())
+            out = list(_body_state(get_state))
     finally:
         _PROBING[0] -= 1
         set_state(tuple(init))

@@ -180,11 +180,14 @@ def assert_stmt(cond, msg_fn):
     return None
 
 
-def list_append(lst, x):
-    """`l.append(x)` rewritten as `l = ag__.list_append(l, x)`."""
+def list_append(lst, x, name="list"):
+    """`l.append(x)` rewritten as `l = ag__.list_append(l, x, "l")`."""
     if isinstance(lst, TensorList):
         return lst.append(x)
     if isinstance(lst, list):
+        if staging.is_branch_input_list(lst) and staging.is_symbolic(x) and \
+                not staging.lists_staged():
+            raise staging.inaccessible(name, "branch")
         if staging.in_staged_region():
             # Inside a staged branch or body the list object is shared with the other branch
             # and with the code before: append to a copy, which the staged region returns.

@@ -34,13 +34,14 @@ from .. import control_flow, dispatch, func_graph, nest
 from ..func_graph import FuncGraph, GraphTensor
 from ..tensor import Tensor
 from . import lint
-from .errors import is_user_file
+from .errors import InaccessibleTensorError, is_user_file
 from .lists import ProbeCell, TensorList
 from .values import UndefinedReturnValue, is_undefined
 
 _REGIONS: list = []        # staged regions being traced ("cond" / "loop"), innermost last
 _PROBING = [0]
 _ACTIVE_LOOPS: list = []   # loop frames whose body is being traced
+_BRANCH_LISTS: list = []   # per staged branch being traced: ids of the lists it started with
 
 
 def in_staged_region() -> bool:
@@ -76,6 +77,27 @@ def _user_filename():
     while f is not None and not is_user_file(f.f_code.co_filename):
         f = f.f_back
     return f.f_code.co_filename if f is not None else "<unknown>"
+
+
+def lists_staged() -> bool:
+    """Whether Python lists appended to in staged code become `TensorList`s
+    (`Feature.LISTS`); otherwise, as in TF, their tensors cannot leave the region."""
+    from .converter import enabled
+    from .features import Feature
+    return enabled(Feature.LISTS)
+
+
+def inaccessible(name, region):
+    return InaccessibleTensorError(
+        f"list '{name}' gets a tensor appended inside a staged {region}: the tensor is out of "
+        f"scope after it and cannot be used here (as in TF) [at {errors.user_frame()}]. Use "
+        f"return values or a tf.TensorArray, or enable tf.autograph.experimental.Feature.LISTS "
+        f"to stage the list")
+
+
+def is_branch_input_list(lst) -> bool:
+    """`lst` is a list a staged branch got from before the `if` (not one it made)."""
+    return any(id(lst) in ids for ids in _BRANCH_LISTS)
 
 
 def _lint(opts, construct):
@@ -184,8 +206,13 @@ def stage_if(pred, body, orelse, get_state, set_state, names, opts):
         g = FuncGraph(f"{outer.name}/if_{tag}", outer=outer)
         with func_graph.as_default(g), _region("cond"):
             # Each branch gets its own containers: one may change items in place.
-            set_state(tuple(_fresh(v) for v in init))
-            fn()
+            fresh = tuple(_fresh(v) for v in init)
+            set_state(fresh)
+            _BRANCH_LISTS.append({id(v) for v in fresh if isinstance(v, list)})
+            try:
+                fn()
+            finally:
+                _BRANCH_LISTS.pop()
             branches.append((g, tuple(get_state())))
     set_state(init)
     set_state(_join(outer, pred, names, init, branches, "if", (opts or {}).get("dead", ())))
@@ -603,6 +630,10 @@ def stage_loop(test, body, get_state, set_state, names, opts, iterable=None, ext
                 f"return None, and a traced function cannot decide that at run time. Add a "
                 f"`return` after the loop [at {errors.user_frame()}]")
     acc = set(opts.get("accumulators", ()))
+    if acc and not lists_staged():
+        appended = [n for n, v in zip(names, init) if n in acc and isinstance(v, list)]
+        if appended:
+            raise inaccessible(appended[0], "loop")
     if iterable is not None:
         n_tensor, n_static = iterable.count()
     else:

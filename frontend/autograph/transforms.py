@@ -299,7 +299,7 @@ def _rewrite_appends(func, local_names):
                     and not c.keywords and not isinstance(c.args[0], ast.Starred)):
                 lst = c.func.value.id
                 new = ast.Assign(targets=[name(lst, store=True)],
-                                 value=ag_call("list_append", name(lst), c.args[0]))
+                                 value=ag_call("list_append", name(lst), c.args[0], const(lst)))
                 new._ag_list_append = lst
                 return ast.copy_location(locate(new, (node.lineno, node.col_offset,
                                                       node.end_lineno, node.end_col_offset)),

@@ -198,6 +198,20 @@ def defined_only_in_while(n):
     return y
 
 
+def append_in_staged_loop(n):
+    items = []
+    for i in tf.range(n):
+        items.append(i)
+    return tf.stack(items)
+
+
+def append_in_python_loop(n):
+    items = []
+    for i in range(3):
+        items.append(i * n)
+    return tf.stack(items)
+
+
 def tensor_assert(n):
     assert n > 0
     return n
@@ -301,6 +315,13 @@ CASES = {
                                SAME),
     # TF 2.21: 1
     "defined_only_in_while": (defined_only_in_while, 2, 1, 1, SAME),
+    # TF 2.21: InaccessibleTensorError, a ValueError (lists are staged only with
+    # Feature.LISTS)
+    "append_in_staged_loop": (append_in_staged_loop, 2, [0, 1],
+                              Raises(ValueError, "list 'items' gets a tensor appended inside "
+                                                 "a staged loop"), SAME),
+    # TF 2.21: [0 2 4] (a Python loop appends at trace time)
+    "append_in_python_loop": (append_in_python_loop, 2, [0, 2, 4], [0, 2, 4], SAME),
     # TF 2.21: OperatorNotAllowedInGraphError (assert is converted only with
     # Feature.ASSERT_STATEMENTS)
     "tensor_assert": (tensor_assert, 2, 2, Raises(tf.errors.OperatorNotAllowedInGraphError),

@@ -676,39 +676,41 @@ def stage_loop(test, body, get_state, set_state, names, opts, iterable=None, ext
     frame = _LoopFrame()
     from ..ops import math
 
+    # A trip counter leads the loop values: the index of a `for`, and the count TF's
+    # must-iterate-once check needs when the body defines variables.
+    counted = iterable is not None or (bool(extra_inv) and not _under_xla())
+
     def cond_fn(*flat):
         with _region("loop"):
-            if iterable is not None:
-                set_state(spec.unflatten(flat[1:], frame))
-                c = math.less(flat[0], n_tensor)
-                if extra_test is not None:
-                    c = math.logical_and(c, _bool_tensor(extra_test(), "the loop"))
-                return c
             if stateful_test is not None:
                 return flat[-1]
-            set_state(spec.unflatten(flat, frame))
-            return _bool_tensor(test(), "a while loop")
+            set_state(spec.unflatten(flat[1:] if counted else flat, frame))
+            if iterable is None:
+                return _bool_tensor(test(), "a while loop")
+            c = math.less(flat[0], n_tensor)
+            if extra_test is not None:
+                c = math.logical_and(c, _bool_tensor(extra_test(), "the loop"))
+            return c
 
     def body_fn(*flat):
         _ACTIVE_LOOPS.append(frame)
         try:
             with _region("loop"):
+                set_state(spec.unflatten(flat[1:] if counted else flat, frame))
                 if iterable is not None:
-                    set_state(spec.unflatten(flat[1:], frame))
                     body(iterable.element(flat[0]))
-                    return [flat[0] + 1] + spec.flatten_checked(_body_state(get_state), frame)
-                set_state(spec.unflatten(flat, frame))
-                body()
+                else:
+                    body()
                 out = spec.flatten_checked(_body_state(get_state), frame)
                 if stateful_test is not None:
                     out.append(_bool_tensor(test(), "a while loop"))
-                return out
+                return [flat[0] + 1] + out if counted else out
         finally:
             _ACTIVE_LOOPS.pop()
 
     flat0 = list(spec.flat)
     invariants = list(spec.invariants)
-    if iterable is not None:
+    if counted:
         flat0 = [dispatch.convert_to_tensor(0, dtype=D.int32)] + flat0
         invariants = [None] + invariants
     if stateful_test is not None:
@@ -720,8 +722,9 @@ def stage_loop(test, body, get_state, set_state, names, opts, iterable=None, ext
         shape_invariants=inv if any(s is not None for s in inv) else None,
         maximum_iterations=opts.get("maximum_iterations"))
     outs = list(outs)
-    if iterable is not None:
-        _assert_iterated(outs[0], n_static, [names[k] for k in extra_inv])
+    if counted:
+        _assert_iterated(outs[0], n_static if iterable is not None else None,
+                         [names[k] for k in extra_inv])
         outs = outs[1:]
     trips = n_static if (iterable is not None and extra_test is None) else None
     set_state(spec.unflatten(outs, None, frame=frame, trips=trips))
@@ -739,13 +742,17 @@ def _body_state(get_state):
                          f"a value for it [at {errors.user_frame()}]") from None
 
 
-def _assert_iterated(trips, n_static, defined_in_body):
-    """TF's run-time check that a loop defining variables ran at least once (their values
-    before the loop are zeros of the body's types). Under XLA, TF ignores the assert."""
+def _under_xla() -> bool:
     g = func_graph.current()
     while g.outer is not None:
         g = g.outer
-    if not defined_in_body or (n_static or 0) > 0 or getattr(g, "jit_compile", False):
+    return getattr(g, "jit_compile", False)
+
+
+def _assert_iterated(trips, n_static, defined_in_body):
+    """TF's run-time check that a loop defining variables ran at least once (their values
+    before the loop are zeros of the body's types). Under XLA, TF ignores the assert."""
+    if not defined_in_body or (n_static or 0) > 0 or _under_xla():
         return
     from ..ops.logging import Assert
     from ..ops.math import greater

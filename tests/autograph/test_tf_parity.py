@@ -313,8 +313,12 @@ CASES = {
     "read_before_assignment": (read_before_assignment, 2, Raises(UnboundLocalError),
                                Raises(UnboundLocalError, "cannot access local variable 'y'"),
                                SAME),
-    # TF 2.21: 1
+    # TF 2.21: 1; with zero trips as for the `for` loop above
     "defined_only_in_while": (defined_only_in_while, 2, 1, 1, SAME),
+    "defined_only_in_while_zero_trips": (
+        defined_only_in_while, 0, Raises(UnboundLocalError),
+        Raises(tf.errors.InvalidArgumentError, "loop must iterate at least once to initialize y"),
+        0),
     # TF 2.21: InaccessibleTensorError, a ValueError (lists are staged only with
     # Feature.LISTS)
     "append_in_staged_loop": (append_in_staged_loop, 2, [0, 1],

@@ -2,9 +2,10 @@
 `experimental_autograph_options=`.
 
 TF's members keep TF's meaning; the ones flowjit acts on are ASSERT_STATEMENTS (a tensor
-`assert` becomes `tf.Assert`; by default it raises as in TF) and LISTS (TF's name for list
-idioms). Two members are flowjit extensions that stage what TF refuses; `ALL` means TF's
-members only, so a TF program passing `ALL` keeps TF's behaviour.
+`assert` becomes `tf.Assert`; by default it raises as in TF) and LISTS (lists appended to in
+staged code become `TensorList`s; by default their tensors cannot leave the region, as in
+TF). Two members are flowjit extensions that stage what TF refuses (README, "Differences
+from TF"); `ALL` means TF's members only, so a TF program passing `ALL` keeps TF's behaviour.
 """
 from __future__ import annotations
 

@@ -228,7 +228,6 @@ class Raises:
 
 
 SAME = object()    # the XLA result is the executor's
-OVER_LIMIT = "a loop that never ends when staged"
 
 # name: (program, argument, plain Python result, traced result, XLA result)
 # All recorded from TF 2.21 (`tf.function(f)(tf.constant(arg))`, jit_compile=True for XLA).

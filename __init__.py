@@ -74,6 +74,7 @@ autograph.experimental = _namespace("autograph.experimental",
                                     "TF's `tf.autograph.experimental`.")
 autograph.experimental.do_not_convert = _autograph_impl.do_not_convert
 autograph.experimental.set_loop_options = _autograph_impl.set_loop_options
+autograph.experimental.Feature = _autograph_impl.Feature
 
 from .frontend import optimizers as _optimizers_impl
 optimizers = _namespace("optimizers", "TF's `tf.optimizers` (Keras optimizers).")

@@ -96,7 +96,10 @@ class GraphTensor(Tensor):
         shape = "<unknown>" if self._tt.shape is None else str(self.shape)
         return f"<tf.Tensor '{self.name}' shape={shape} dtype={self._dtype.name}>"
 
-    __str__ = __repr__
+    def __str__(self):
+        # TF's text for a symbolic tensor; an unknown rank leaves the shape out.
+        shape = "" if self._tt.shape is None else f", shape={self.shape}"
+        return f'Tensor("{self.name}"{shape}, dtype={self._dtype.name})'
 
 
 class FuncGraph(Graph):
@@ -273,13 +276,15 @@ def _assign_variable(var, method, value, read_value):
 
 class name_scope:  # noqa: N801  (TF's name)
     """`with tf.name_scope("dense"):` prefixes the names of nodes traced inside and of the
-    Variables created inside (eager ops have no names, as in TF 2)."""
+    Variables created inside (eager ops have no names, as in TF 2); `name_scope("")` runs its
+    block at the root scope, as TF's."""
 
     def __init__(self, name: str):
-        if not isinstance(name, str) or not name or "/" in name.strip("/"):
+        if not isinstance(name, str) or "/" in name.strip("/"):
             raise ValueError(f"name_scope: invalid scope name {name!r}")
         self._name = name.strip("/")
         self._graph = None
+        self._saved = None
 
     @property
     def name(self):
@@ -287,13 +292,16 @@ class name_scope:  # noqa: N801  (TF's name)
 
     def __enter__(self):
         self._graph = current()
-        variables.name_scopes.append(self._name)
+        self._saved_variable_scopes = variables.name_scopes[:]
+        variables.name_scopes[:] = (self._saved_variable_scopes + [self._name]
+                                    if self._name else [])
         if self._graph is not None:
-            self._graph.scopes.append(self._name)
-        return self._name + "/"
+            self._saved = self._graph.scopes
+            self._graph.scopes = self._saved + [self._name] if self._name else []
+        return self._name + "/" if self._name else ""
 
     def __exit__(self, *exc):
-        variables.name_scopes.pop()
+        variables.name_scopes[:] = self._saved_variable_scopes
         if self._graph is not None:
-            self._graph.scopes.pop()
+            self._graph.scopes = self._saved
         return False

@@ -21,6 +21,7 @@ from ..ir import errors
 from ..runtime import xla
 from ..ir.registry import TT
 from . import config, dispatch, func_graph, nest, trace_type, variables
+from .autograph import features as autograph_features
 from .specs import TensorSpec
 from .tensor import Tensor
 
@@ -46,7 +47,8 @@ def function(func=None, *, input_signature=None, autograph=True, jit_compile=Non
         return Function(f, name=name or getattr(f, "__name__", "function"),
                         input_signature=input_signature, autograph=autograph,
                         jit_compile=jit_compile, reduce_retracing=reduce_retracing,
-                        passes=passes, donate_variables=donate_variables)
+                        passes=passes, donate_variables=donate_variables,
+                        autograph_options=experimental_autograph_options)
     return wrap if func is None else wrap(func)
 
 
@@ -54,10 +56,13 @@ class Function:
     """A polymorphic traced function: one ConcreteFunction per trace type."""
 
     def __init__(self, python_function, name, input_signature=None, autograph=True,
-                 jit_compile=None, reduce_retracing=False, passes=None, donate_variables=None):
+                 jit_compile=None, reduce_retracing=False, passes=None, donate_variables=None,
+                 autograph_options=None):
         self._python_function = python_function
         self._name = name
         self._autograph = autograph
+        self._autograph_options = autograph_options
+        self._autograph_features = autograph_features.resolve(autograph_options)
         self._jit_compile = jit_compile
         self._reduce_retracing = reduce_retracing
         self._passes = passes
@@ -124,7 +129,7 @@ class Function:
         if not self._autograph:
             return self._python_function
         from .autograph.converter import for_tracing
-        return for_tracing(self._python_function)
+        return for_tracing(self._python_function, self._autograph_features)
 
     def _call_python(self, args):
         """Call the Python function with the canonical (bound) argument tuple."""
@@ -321,7 +326,8 @@ class Function:
         if bound is None or bound[0]() is not instance:
             f = Function(functools.partial(self._python_function, instance), self._name,
                          self._input_signature, self._autograph, self._jit_compile,
-                         self._reduce_retracing, self._passes, self._donate_variables)
+                         self._reduce_retracing, self._passes, self._donate_variables,
+                         self._autograph_options)
             bound = (weakref.ref(instance), f)
             _BOUND[(id(self), id(instance))] = bound
         return bound[1]

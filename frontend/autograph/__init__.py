@@ -3,7 +3,9 @@
 `tf.function` (with `autograph=True`, the default) traces a converted copy of the user's
 function: `if`/`while`/`for`, `break`/`continue`/`return` inside them, `and`/`or`/`not`,
 conditional expressions, `assert` and `print` are rewritten into calls of runtime operators
-that run plain Python on Python values and build `cond`/`while` nodes on tensors. Modules:
+that run plain Python on Python values and build `cond`/`while` nodes on tensors; what TF
+leaves to Python (`print`, a tensor `assert`, lists) behaves as in TF unless the function
+enables an optional `Feature` (features.py). Modules:
 analysis (names, liveness), lowering (break/continue/return into flags), transforms (the
 rewrite), converter (source, caching, compiling), operators + staging (the runtime),
 lists (staged Python lists), lint (side effects in staged code), errors (user-code errors).
@@ -14,8 +16,9 @@ import functools
 
 from .converter import to_code
 from .errors import AutoGraphWarning
+from .features import Feature
 
-__all__ = ["to_code", "do_not_convert", "set_loop_options", "AutoGraphWarning"]
+__all__ = ["to_code", "do_not_convert", "set_loop_options", "AutoGraphWarning", "Feature"]
 
 
 def do_not_convert(func=None):

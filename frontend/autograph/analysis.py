@@ -105,6 +105,12 @@ def assigned_names(nodes) -> set:
     return b.names
 
 
+def deleted_names(stmts) -> set:
+    """Names `del`eted by `stmts` (this scope)."""
+    return {n.id for s in stmts for n in walk_scope(s)
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Del)}
+
+
 def subscript_bases(stmts, local_names) -> set:
     """Local names whose items `stmts` assign (`d[k] = v`, `d[i][j] += v`, `del d[k]`): the
     container changes, so a staged region carries it like a reassigned variable."""

@@ -374,9 +374,11 @@ _STATE = threading.local()
 
 
 class TraceContext:
-    """Per outermost converted call (one trace): the lint warnings already given."""
+    """Per outermost converted call (one trace): the optional features its `tf.function`
+    enabled, the lint warnings already given."""
 
-    def __init__(self):
+    def __init__(self, features: frozenset):
+        self.features = features
         self.warned: set = set()
 
 
@@ -384,10 +386,16 @@ def context():
     return getattr(_STATE, "ctx", None)
 
 
-def for_tracing(f):
+def enabled(feature) -> bool:
+    """Whether the function being traced enabled an optional `Feature`."""
+    ctx = getattr(_STATE, "ctx", None)
+    return ctx is not None and feature in ctx.features
+
+
+def for_tracing(f, features: frozenset = frozenset()):
     """What `Function` calls while tracing: the converted function, which re-raises errors
     with the "in user code:" block (only the outermost converted call rewrites them), or `f`
-    itself when it is not converted."""
+    itself when it is not converted. `features`: the `Feature`s enabled for this trace."""
     conv = convert(f)
     if conv is None:
         plain, _ = _unwrap_callable(f)
@@ -399,17 +407,20 @@ def for_tracing(f):
                 f"Cause: generator and async functions are not supported",
                 AutoGraphWarning, code.co_filename, code.co_firstlineno, registry={})
         return f
-    return _with_user_errors(conv)
+    return _with_user_errors(conv, features)
 
 
-def _with_user_errors(conv):
+def _with_user_errors(conv, features):
     @functools.wraps(conv)
     def traced(*args, **kwargs):
         outer = getattr(_STATE, "ctx", None)
         if outer is None:
-            _STATE.ctx = TraceContext()
+            _STATE.ctx = TraceContext(features)
         try:
-            return conv(*args, **kwargs)
+            result = conv(*args, **kwargs)
+            if outer is None:
+                _check_outputs(conv, result)
+            return result
         except Exception as e:
             if outer is not None or getattr(e, "_ag_rewritten", False):
                 raise
@@ -421,6 +432,19 @@ def _with_user_errors(conv):
             if outer is None:
                 _STATE.ctx = None
     return traced
+
+
+def _check_outputs(conv, result):
+    """TF's error for a generator returned from a traced function (it would be exhausted
+    at trace time, or never run)."""
+    from .. import nest
+    for leaf in nest.flatten(result):
+        if isinstance(leaf, types.GeneratorType):
+            f = getattr(conv, "__wrapped_original__", conv)
+            raise TypeError(f"To be compatible with tf.function, Python functions must return "
+                            f"zero or more Tensors or ExtensionTypes or None values; in "
+                            f"compilation of {f!r}, found return value of type generator, "
+                            f"which is not a Tensor or ExtensionType.")
 
 
 def source_stage(function) -> str:

@@ -18,6 +18,11 @@ class AutoGraphWarning(UserWarning):
     """Conversion fell back to plain Python, or a Python side effect sits in staged code."""
 
 
+class InaccessibleTensorError(ValueError):
+    """TF's error for a tensor used outside the staged region (branch, loop body) that
+    made it, e.g. appended to an outer Python list there."""
+
+
 class ConversionError(Exception):
     """Why a function could not be converted (it then runs as written)."""
 

@@ -1,4 +1,6 @@
-"""Python lists appended to inside staged loops, staged as tensors (`TensorList`).
+"""Python lists appended to inside staged loops, staged as tensors (`TensorList`) when the
+function enables `Feature.LISTS` (TF's opt-in; without it such an append raises TF's
+InaccessibleTensorError, see staging.py).
 
 A list that a staged loop appends to becomes a loop variable made of two tensors: a buffer
 of elements along a new leading dimension, and the number of elements so far. Two layouts:

@@ -79,7 +79,7 @@ def _lower_block(stmts, ex: _Exit):
             done = b_all and o_all
         elif isinstance(s, A.LOOPS):          # only `return` reaches into loops
             s.body, _ = _lower_block(s.body, ex)
-            add_loop_test(s, not_(name(ex.flag)))
+            add_loop_test(s, not_(name(ex.flag)), "return")
         elif isinstance(s, (ast.With, ast.AsyncWith)):
             s.body, done = _lower_block(s.body, ex)
         elif isinstance(s, ast.Try):
@@ -102,8 +102,10 @@ def _lower_block(stmts, ex: _Exit):
     return out, False
 
 
-def add_loop_test(loop, test):
-    """Make `loop` also stop when `test` is false (checked before each iteration)."""
+def add_loop_test(loop, test, jump):
+    """Make `loop` also stop when `test` is false (checked before each iteration); `jump`
+    ("break" or "return") is the statement it implements, recorded for error messages."""
+    loop._ag_jumps = (jump,) + getattr(loop, "_ag_jumps", ())
     if isinstance(loop, ast.While):
         loop.test = ast.BoolOp(op=ast.And(), values=[test, loop.test])
         locate(loop.test, header_location(loop))
@@ -148,9 +150,10 @@ def _lower_loop(loop, namer):
         ex = _Exit(ast.Break, flag, lambda s: [assign(flag, const(True))], False)
         loop.body, _ = _lower_block(loop.body, ex)
         pre = [locate(assign(flag, const(False)), loc)]
-        add_loop_test(loop, not_(name(flag)))
+        add_loop_test(loop, not_(name(flag)), "break")
         if post:
             post = [locate(ast.If(test=not_(name(flag)), body=post, orelse=[]), loc)]
+    loop._ag_has_else = bool(loop.orelse)
     loop.orelse = []
     return pre + [loop] + post
 
@@ -166,8 +169,9 @@ def lower_return(func, namer) -> bool:
     do_return, retval = namer.new("do_return"), namer.new("retval_")
 
     def replace(s):
-        return [assign(do_return, const(True)),
-                assign(retval, s.value if s.value is not None else const(None))]
+        # The value first: when evaluating it raises (into an `except`), no return happened.
+        return [assign(retval, s.value if s.value is not None else const(None)),
+                assign(do_return, const(True))]
 
     body, _ = _lower_block(func.body, _Exit(ast.Return, do_return, replace, True))
     loc = (func.lineno, func.col_offset, func.lineno, func.col_offset + 3)

@@ -14,6 +14,7 @@ from ...ir import errors
 from .. import func_graph
 from ..tensor import Tensor
 from . import converter, staging
+from .features import Feature
 from .lists import TensorList, concat_list
 from .values import Undefined, UndefinedReturnValue  # noqa: F401  (used by generated code)
 
@@ -73,24 +74,41 @@ def not_(a):
 
 # --- loops ------------------------------------------------------------------------------------
 def while_stmt(test, body, get_state, set_state, names, opts=None):
-    """Python iterations while the condition is a Python value; from the first iteration
-    whose condition is a tensor on, the rest of the loop is staged as one while node."""
+    """Python iterations while the condition is a Python value; a tensor condition from the
+    start stages the loop as one while node. A condition that turns into a tensor later
+    raises, as in TF; with `Feature.STAGED_PYTHON_LOOPS` the rest of the loop is staged."""
+    opts = opts or {}
+    first = True
+    g = func_graph.current()
     while True:
+        last_stateful = g.last_stateful if g is not None else None
         c = test()
         if staging.is_symbolic(c):
-            staging.stage_loop(test, body, get_state, set_state, names, opts)
+            if not _may_stage(opts, first):
+                _refuse_while(opts, first)
+            stateful = g.last_stateful is not last_stateful
+            staging.stage_loop(test, body, get_state, set_state, names, opts,
+                               stateful_test=c if stateful else None)
             return
         if not c:
             return
+        first = False
         body()
 
 
 def for_stmt(iterable, extra_test, body, get_state, set_state, names, opts=None):
     """A for loop: staged over a tensor / tensor range / staged list, plain Python over
-    anything else. In a Python loop whose `break`/`return` flag becomes a tensor, each later
-    iteration runs inside a cond on that flag."""
+    anything else. In a Python loop whose `break`/`return` flag becomes a tensor TF raises;
+    with `Feature.STAGED_PYTHON_LOOPS` each later iteration runs inside a cond on it."""
+    opts = opts or {}
     staged = staging.as_staged_iterable(iterable)
     if staged is not None:
+        if not _may_stage(opts, True):
+            raise errors.OperatorNotAllowedInGraphError(
+                f"Iterating over a symbolic `tf.Tensor` is not allowed: AutoGraph does not "
+                f"convert a `for` loop with an `else:` clause (as TF) [at "
+                f"{errors.user_frame()}]. Move the `else:` block after the loop, or enable "
+                f"tf.autograph.experimental.Feature.STAGED_PYTHON_LOOPS")
         staging.stage_loop(None, body, get_state, set_state, names, opts, iterable=staged,
                            extra_test=extra_test)
         return
@@ -98,6 +116,8 @@ def for_stmt(iterable, extra_test, body, get_state, set_state, names, opts=None)
         if extra_test is not None:
             go = extra_test()
             if staging.is_symbolic(go):
+                if not converter.enabled(Feature.STAGED_PYTHON_LOOPS):
+                    _refuse_tensor_exit(opts)
                 staging.stage_if(go, lambda: body(item), lambda: None, get_state, set_state,
                                  names, opts)
                 continue
@@ -106,9 +126,46 @@ def for_stmt(iterable, extra_test, body, get_state, set_state, names, opts=None)
         body(item)
 
 
+def _may_stage(opts, first: bool) -> bool:
+    """TF stages a loop only when its condition or iterable is a tensor from the start, and
+    never one with an `else:` clause."""
+    return (first and not opts.get("has_else")) or converter.enabled(
+        Feature.STAGED_PYTHON_LOOPS)
+
+
+def _refuse_while(opts, first):
+    if first:   # a `while ... else:`, which TF leaves unconverted
+        raise errors.OperatorNotAllowedInGraphError(
+            f"Using a symbolic `tf.Tensor` as a Python `bool` is not allowed: AutoGraph does "
+            f"not convert a `while` loop with an `else:` clause (as TF) [at "
+            f"{errors.user_frame()}]. Move the `else:` block after the loop, or enable "
+            f"tf.autograph.experimental.Feature.STAGED_PYTHON_LOOPS")
+    raise NotImplementedError(
+        f"The condition of while loop started as non-Tensor, then changed to Tensor. This may "
+        f"happen either because variables changed type, or when a break or return statement "
+        f"inside the loop depends on a Tensor condition. In both cases, changing to a TF loop "
+        f"should remove the error [at {errors.user_frame()}] (or enable "
+        f"tf.autograph.experimental.Feature.STAGED_PYTHON_LOOPS).")
+
+
+def _refuse_tensor_exit(opts):
+    if "return" in opts.get("jumps", ()):
+        # TF meets this as the `if` around the `return`: only one branch returns
+        raise ValueError(f"the else branch must also have a return statement. [at "
+                         f"{errors.user_frame()}]: a `return` that depends on a tensor inside "
+                         f"a Python `for` loop (enable tf.autograph.experimental.Feature."
+                         f"STAGED_PYTHON_LOOPS to stage it)")
+    raise NotImplementedError(
+        f"break and return statements which depend on a TF condition are not supported in "
+        f"Python for loops. Did you intend to make it a TF loop? [at {errors.user_frame()}] "
+        f"(or enable tf.autograph.experimental.Feature.STAGED_PYTHON_LOOPS)")
+
+
 # --- statements and lists ---------------------------------------------------------------------
 def assert_stmt(cond, msg_fn):
-    if staging.is_symbolic(cond):
+    """`assert`: with a tensor condition, `tf.Assert` under `Feature.ASSERT_STATEMENTS`, else
+    TF's error for a tensor used as a Python bool."""
+    if staging.is_symbolic(cond) and converter.enabled(Feature.ASSERT_STATEMENTS):
         from ..ops.logging import Assert
         from ..ops.reduce import reduce_all
         msg = msg_fn() if msg_fn is not None else None
@@ -123,11 +180,14 @@ def assert_stmt(cond, msg_fn):
     return None
 
 
-def list_append(lst, x):
-    """`l.append(x)` rewritten as `l = ag__.list_append(l, x)`."""
+def list_append(lst, x, name="list"):
+    """`l.append(x)` rewritten as `l = ag__.list_append(l, x, "l")`."""
     if isinstance(lst, TensorList):
         return lst.append(x)
     if isinstance(lst, list):
+        if staging.is_branch_input_list(lst) and staging.is_symbolic(x) and \
+                not staging.lists_staged():
+            raise staging.inaccessible(name, "branch")
         if staging.in_staged_region():
             # Inside a staged branch or body the list object is shared with the other branch
             # and with the code before: append to a copy, which the staged region returns.
@@ -168,12 +228,13 @@ def _any_symbolic(values) -> bool:
 
 
 def print_(*objects, sep=" ", end="\n", file=None, flush=False):
-    """`print`: while tracing, `tf.print` when an argument is a tensor or the call sits in a
-    staged region (so it prints every time that region runs); Python's print otherwise."""
-    if func_graph.current() is not None and (
+    """`print`: Python's print, run while tracing (once per trace, symbolic tensors shown as
+    TF shows them), as in TF. With `Feature.STAGED_PRINT` (a flowjit extension) a print of a
+    tensor, or one in a staged region, becomes `tf.print` and prints on every call."""
+    if staging.probing():
+        return None     # a probe is a scratch trace of a loop body; the real one prints
+    if converter.enabled(Feature.STAGED_PRINT) and func_graph.current() is not None and (
             _any_symbolic(objects) or staging.in_staged_region()):
-        if staging.probing():
-            return None
         from ..ops.logging import print as tf_print
         items = [o._as_tensor() if isinstance(o, TensorList) else o for o in objects]
         tf_print(*items, sep=sep, end=end,

@@ -34,13 +34,14 @@ from .. import control_flow, dispatch, func_graph, nest
 from ..func_graph import FuncGraph, GraphTensor
 from ..tensor import Tensor
 from . import lint
-from .errors import is_user_file
+from .errors import InaccessibleTensorError, is_user_file
 from .lists import ProbeCell, TensorList
 from .values import UndefinedReturnValue, is_undefined
 
 _REGIONS: list = []        # staged regions being traced ("cond" / "loop"), innermost last
 _PROBING = [0]
 _ACTIVE_LOOPS: list = []   # loop frames whose body is being traced
+_BRANCH_LISTS: list = []   # per staged branch being traced: ids of the lists it started with
 
 
 def in_staged_region() -> bool:
@@ -76,6 +77,27 @@ def _user_filename():
     while f is not None and not is_user_file(f.f_code.co_filename):
         f = f.f_back
     return f.f_code.co_filename if f is not None else "<unknown>"
+
+
+def lists_staged() -> bool:
+    """Whether Python lists appended to in staged code become `TensorList`s
+    (`Feature.LISTS`); otherwise, as in TF, their tensors cannot leave the region."""
+    from .converter import enabled
+    from .features import Feature
+    return enabled(Feature.LISTS)
+
+
+def inaccessible(name, region):
+    return InaccessibleTensorError(
+        f"list '{name}' gets a tensor appended inside a staged {region}: the tensor is out of "
+        f"scope after it and cannot be used here (as in TF) [at {errors.user_frame()}]. Use "
+        f"return values or a tf.TensorArray, or enable tf.autograph.experimental.Feature.LISTS "
+        f"to stage the list")
+
+
+def is_branch_input_list(lst) -> bool:
+    """`lst` is a list a staged branch got from before the `if` (not one it made)."""
+    return any(id(lst) in ids for ids in _BRANCH_LISTS)
 
 
 def _lint(opts, construct):
@@ -184,11 +206,16 @@ def stage_if(pred, body, orelse, get_state, set_state, names, opts):
         g = FuncGraph(f"{outer.name}/if_{tag}", outer=outer)
         with func_graph.as_default(g), _region("cond"):
             # Each branch gets its own containers: one may change items in place.
-            set_state(tuple(_fresh(v) for v in init))
-            fn()
+            fresh = tuple(_fresh(v) for v in init)
+            set_state(fresh)
+            _BRANCH_LISTS.append({id(v) for v in fresh if isinstance(v, list)})
+            try:
+                fn()
+            finally:
+                _BRANCH_LISTS.pop()
             branches.append((g, tuple(get_state())))
     set_state(init)
-    set_state(_join(outer, pred, names, init, branches, "if"))
+    set_state(_join(outer, pred, names, init, branches, "if", (opts or {}).get("dead", ())))
 
 
 def _fresh(v):
@@ -214,11 +241,11 @@ def stage_bool_op(pred, if_true, if_false, label):
     return stage_if_exp(pred, if_true, if_false, label)
 
 
-def _join(outer, pred, names, init, branches, kind):
+def _join(outer, pred, names, init, branches, kind, dead=()):
     (g_t, vt), (g_f, vf) = branches
     plans, outs_t, outs_f = [], [], []
     for name, iv, tv, fv in zip(names, init, vt, vf):
-        if (tv is iv and fv is iv) or (nest.is_nested(iv) and _same_leaves(iv, tv)
+        if name in dead or (tv is iv and fv is iv) or (nest.is_nested(iv) and _same_leaves(iv, tv)
                                        and _same_leaves(iv, fv)):
             plans.append(_Const(iv))
             continue
@@ -295,6 +322,12 @@ def _in_graph(g, v):
 
 def _merge(name, tv, fv, g_t, g_f, outs_t, outs_f):
     if nest.is_nested(tv) or nest.is_nested(fv):
+        if isinstance(tv, dict) and isinstance(fv, dict) and tv.keys() != fv.keys():
+            only_main = [k for k in tv if k not in fv]
+            key, missing = (only_main[0], "else") if only_main else \
+                (next(k for k in fv if k not in tv), "main")
+            raise ValueError(f"'{name}[{key!r}]' must also be initialized in the {missing} "
+                             f"branch")
         if not nest.same_structure(tv, fv):
             if isinstance(tv, list) and isinstance(fv, list) and len(tv) != len(fv):
                 raise ValueError(
@@ -575,8 +608,14 @@ def _static_int(v):
     return int(s) if isinstance(s, (int, float)) else None
 
 
-def stage_loop(test, body, get_state, set_state, names, opts, iterable=None, extra_test=None):
-    """A `while` statement (`test`) or a `for` over a staged `iterable`, as one while node."""
+def stage_loop(test, body, get_state, set_state, names, opts, iterable=None, extra_test=None,
+               stateful_test=None):
+    """A `while` statement (`test`) or a `for` over a staged `iterable`, as one while node.
+
+    `stateful_test`: the first value of a `while` test that reads state (`v.read_value() <
+    n`). A while node's condition cannot order state reads after the body's writes, so the
+    loop is rotated: the test runs at the end of the body and the condition just reads the
+    flag it carries (the test still runs once before each iteration and once at the end)."""
     opts = opts or {}
     if probing():
         return _probe_only_loop(body, get_state, set_state, names, opts, iterable)
@@ -591,6 +630,10 @@ def stage_loop(test, body, get_state, set_state, names, opts, iterable=None, ext
                 f"return None, and a traced function cannot decide that at run time. Add a "
                 f"`return` after the loop [at {errors.user_frame()}]")
     acc = set(opts.get("accumulators", ()))
+    if acc and not lists_staged():
+        appended = [n for n, v in zip(names, init) if n in acc and isinstance(v, list)]
+        if appended:
+            raise inaccessible(appended[0], "loop")
     if iterable is not None:
         n_tensor, n_static = iterable.count()
     else:
@@ -599,8 +642,16 @@ def stage_loop(test, body, get_state, set_state, names, opts, iterable=None, ext
         n in acc and isinstance(v, (list, TensorList)) for n, v in zip(names, init))
     probe_out, cells, deltas = (None, {}, {})
     if needs_probe:
-        probe_out, cells, deltas = _probe(names, init, acc, get_state, set_state, body,
-                                          iterable)
+        try:
+            probe_out, cells, deltas = _probe(names, init, acc, get_state, set_state, body,
+                                              iterable)
+        except UnboundLocalError as e:
+            name = getattr(e, "symbol_name", None)
+            if name not in names:
+                raise
+            raise ValueError(f"'{name}' must be defined before the loop\nNote: AutoGraph tried "
+                             f"to define it automatically, but ran into a UnboundLocalError: "
+                             f"'{name}' is used before assignment") from None
     entry, extra_inv = [], {}
     for k, (name, v) in enumerate(zip(names, init)):
         p = probe_out[k] if probe_out is not None else None
@@ -625,48 +676,92 @@ def stage_loop(test, body, get_state, set_state, names, opts, iterable=None, ext
     frame = _LoopFrame()
     from ..ops import math
 
+    # A trip counter leads the loop values: the index of a `for`, and the count TF's
+    # must-iterate-once check needs when the body defines variables.
+    counted = iterable is not None or (bool(extra_inv) and not _under_xla())
+
     def cond_fn(*flat):
         with _region("loop"):
-            if iterable is not None:
-                set_state(spec.unflatten(flat[1:], frame))
-                c = math.less(flat[0], n_tensor)
-                if extra_test is not None:
-                    c = math.logical_and(c, _bool_tensor(extra_test(), "the loop"))
-                return c
-            set_state(spec.unflatten(flat, frame))
-            return _bool_tensor(test(), "a while loop")
+            if stateful_test is not None:
+                return flat[-1]
+            set_state(spec.unflatten(flat[1:] if counted else flat, frame))
+            if iterable is None:
+                return _bool_tensor(test(), "a while loop")
+            c = math.less(flat[0], n_tensor)
+            if extra_test is not None:
+                c = math.logical_and(c, _bool_tensor(extra_test(), "the loop"))
+            return c
 
     def body_fn(*flat):
         _ACTIVE_LOOPS.append(frame)
         try:
             with _region("loop"):
+                set_state(spec.unflatten(flat[1:] if counted else flat, frame))
                 if iterable is not None:
-                    set_state(spec.unflatten(flat[1:], frame))
                     body(iterable.element(flat[0]))
-                    return [flat[0] + 1] + spec.flatten_checked(get_state(), frame)
-                set_state(spec.unflatten(flat, frame))
-                body()
-                return spec.flatten_checked(get_state(), frame)
+                else:
+                    body()
+                out = spec.flatten_checked(_body_state(get_state), frame)
+                if stateful_test is not None:
+                    out.append(_bool_tensor(test(), "a while loop"))
+                return [flat[0] + 1] + out if counted else out
         finally:
             _ACTIVE_LOOPS.pop()
 
     flat0 = list(spec.flat)
     invariants = list(spec.invariants)
-    if iterable is not None:
+    if counted:
         flat0 = [dispatch.convert_to_tensor(0, dtype=D.int32)] + flat0
         invariants = [None] + invariants
-    inv = [None if s is None else TensorShape.from_tuple(s) for s in invariants]
+    if stateful_test is not None:
+        flat0.append(_bool_tensor(stateful_test, "a while loop"))
+        invariants.append(None)
+    inv = [None if s is None else _as_shape(s) for s in invariants]
     outs = control_flow.while_loop(
         cond_fn, body_fn, flat0,
         shape_invariants=inv if any(s is not None for s in inv) else None,
         maximum_iterations=opts.get("maximum_iterations"))
     outs = list(outs)
-    if iterable is not None:
+    if counted:
+        _assert_iterated(outs[0], n_static if iterable is not None else None,
+                         [names[k] for k in extra_inv])
         outs = outs[1:]
     trips = n_static if (iterable is not None and extra_test is None) else None
     set_state(spec.unflatten(outs, None, frame=frame, trips=trips))
     if opts.get("test_assigns"):
         test()   # the test's `:=` targets hold what its last (failing) evaluation gave
+
+
+def _body_state(get_state):
+    """The loop variables after one traced iteration; a `del`eted one cannot be carried."""
+    try:
+        return get_state()
+    except NameError as e:
+        raise ValueError(f"'{e.name}' is deleted in the loop body, but the next iteration (or "
+                         f"the code after the loop) uses it: a TensorFlow loop must carry "
+                         f"a value for it [at {errors.user_frame()}]") from None
+
+
+def _under_xla() -> bool:
+    g = func_graph.current()
+    while g.outer is not None:
+        g = g.outer
+    return getattr(g, "jit_compile", False)
+
+
+def _assert_iterated(trips, n_static, defined_in_body):
+    """TF's run-time check that a loop defining variables ran at least once (their values
+    before the loop are zeros of the body's types). Under XLA, TF ignores the assert."""
+    if not defined_in_body or (n_static or 0) > 0 or _under_xla():
+        return
+    from ..ops.logging import Assert
+    from ..ops.math import greater
+    Assert(greater(trips, 0), [f"loop must iterate at least once to initialize "
+                               f"{', '.join(defined_in_body)}"])
+
+
+def _as_shape(s) -> TensorShape:
+    return s if isinstance(s, TensorShape) else TensorShape.from_tuple(s)
 
 
 def _bool_tensor(x, construct):
@@ -731,9 +826,9 @@ class _LoopSpec:
                     orig = orig_leaves[j] if j < len(orig_leaves) else None
                     if orig is not None and id(orig) in by_id:
                         matched.add(id(orig))
-                        inv = TensorShape(by_id[id(orig)]).as_tuple() \
-                            if not isinstance(by_id[id(orig)], TensorShape) else \
-                            by_id[id(orig)].as_tuple()
+                        # kept a TensorShape: `TensorShape(None)` (unknown rank) is a
+                        # real invariant, unlike None (none given)
+                        inv = TensorShape(by_id[id(orig)])
                     plans.append(("t", len(self.flat), _tt_of(t)))
                     self.flat.append(t)
                     self.invariants.append(inv)
@@ -823,9 +918,8 @@ class _LoopSpec:
             raise TypeError(f"'{name}' has dtype {tt.dtype.name} before the loop, but dtype "
                             f"{t.dtype.name} after one iteration")
         shape = _tt_of(t).shape
-        allowed = invariant if invariant is not None else tt.shape
-        if not TensorShape.from_tuple(allowed).is_compatible_with(
-                TensorShape.from_tuple(shape)):
+        allowed = _as_shape(invariant if invariant is not None else tt.shape)
+        if not allowed.is_compatible_with(TensorShape.from_tuple(shape)):
             raise ValueError(f"'{name}' has shape {_shape_str(tt.shape)} before the loop, but "
                              f"shape {_shape_str(shape)} after one iteration. Use "
                              f"tf.autograph.experimental.set_loop_options to set shape "
@@ -861,7 +955,7 @@ def _probe(names, init, acc, get_state, set_state, body, iterable):
                 body(iterable.probe_element(g))
             else:
                 body()
-            out = list(get_state())
+            out = list(_body_state(get_state))
     finally:
         _PROBING[0] -= 1
         set_state(tuple(init))

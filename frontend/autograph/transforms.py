@@ -168,7 +168,11 @@ class FunctionConverter:
             A.subscript_bases(s.body + s.orelse, scope.local_names)
         writable = modified - scope.nonloc - scope.glob
         live = s._ag_live_out
-        state = sorted(n for n in writable if n in live)
+        # A staged `if` traces both branches: every variable a branch writes is carried, so
+        # the other branch starts from the value before the `if` (`dead`: not joined after).
+        deleted = A.deleted_names(s.body + s.orelse)
+        state = sorted(n for n in writable if n in live or n not in deleted)
+        dead = tuple(n for n in state if n not in live)
         sites = lint.sites(s.body + s.orelse, scope.local_names, scope.glob, scope.nonloc, False)
         guards = self._guards(writable, scope, loc)
         inner = scope.child(modified)
@@ -181,8 +185,11 @@ class FunctionConverter:
         get_fn, set_fn, get_name, set_name = self._state_helpers(state, scope)
         args = [s.test, name(body_name), name(else_name), name(get_name), name(set_name),
                 tuple_([const(n) for n in state])]
-        if sites:
-            args.append(_opts({"lint": sites}))
+        opts = {"lint": sites} if sites else {}
+        if dead:
+            opts["dead"] = dead
+        if opts:
+            args.append(_opts(opts))
         call = ast.Expr(value=ag_call("if_stmt", *args))
         return guards + [locate(n, loc) for n in (body_fn, else_fn, get_fn, set_fn, call)]
 
@@ -214,6 +221,10 @@ class FunctionConverter:
             opts["test_assigns"] = tuple(sorted(walrus))
         if sites:
             opts["lint"] = sites
+        if getattr(s, "_ag_jumps", ()):
+            opts["jumps"] = tuple(sorted(set(s._ag_jumps)))
+        if getattr(s, "_ag_has_else", False):
+            opts["has_else"] = True
         get_fn, set_fn, get_name, set_name = self._state_helpers(state, scope)
         names = tuple_([const(n) for n in state])
         if is_for:
@@ -288,7 +299,7 @@ def _rewrite_appends(func, local_names):
                     and not c.keywords and not isinstance(c.args[0], ast.Starred)):
                 lst = c.func.value.id
                 new = ast.Assign(targets=[name(lst, store=True)],
-                                 value=ag_call("list_append", name(lst), c.args[0]))
+                                 value=ag_call("list_append", name(lst), c.args[0], const(lst)))
                 new._ag_list_append = lst
                 return ast.copy_location(locate(new, (node.lineno, node.col_offset,
                                                       node.end_lineno, node.end_col_offset)),

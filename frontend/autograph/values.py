@@ -12,8 +12,10 @@ class Undefined:
         self.symbol_name = symbol_name
 
     def read(self):
-        raise UnboundLocalError(f"cannot access local variable '{self.symbol_name}' where it "
-                                f"is not associated with a value")
+        e = UnboundLocalError(f"cannot access local variable '{self.symbol_name}' where it is "
+                              f"not associated with a value")
+        e.symbol_name = self.symbol_name    # a staged loop names it in TF's error
+        raise e
 
     def __getattr__(self, attr):
         if attr.startswith("_"):

@@ -276,28 +276,37 @@ def test_return_in_one_branch_only():
         f(tf.constant(1.0))
 
 
-def test_list_appended_in_one_branch_of_tensor_if():
-    @tf.function
-    def f(x):
-        items = [x]
-        if x > 0:
-            items.append(x * 2.0)
-        return items
+def _append_in_one_branch(x):
+    items = [x]
+    if x > 0:
+        items.append(x * 2.0)
+    return items
 
+
+def _append_in_both_branches(x):
+    items = [x]
+    if x > 0:
+        items.append(x * 2.0)
+    else:
+        items.append(x * 3.0)
+    return items
+
+
+def test_list_appended_in_a_tensor_if_is_refused_as_in_tf():
+    # TF 2.21: InaccessibleTensorError (a ValueError) for both: the appended tensor belongs
+    # to the branch graph
+    for fn in (_append_in_one_branch, _append_in_both_branches):
+        with pytest.raises(ValueError, match="list 'items' gets a tensor appended inside a "
+                                             "staged branch"):
+            tf.function(fn)(tf.constant(1.0))
+
+
+def test_list_appended_in_one_branch_of_tensor_if_with_lists_feature():
+    lists = {"experimental_autograph_options": tf.autograph.experimental.Feature.LISTS}
     with pytest.raises(ValueError, match="list 'items' has 2 elements after the main branch "
                                          "but 1"):
-        f(tf.constant(1.0))
-
-    @tf.function
-    def g(x):
-        items = [x]
-        if x > 0:
-            items.append(x * 2.0)
-        else:
-            items.append(x * 3.0)
-        return items
-
-    a, b = g(tf.constant(-1.0))
+        tf.function(_append_in_one_branch, **lists)(tf.constant(1.0))
+    a, b = tf.function(_append_in_both_branches, **lists)(tf.constant(-1.0))
     assert float(a) == -1.0 and float(b) == -3.0
 
 

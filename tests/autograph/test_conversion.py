@@ -205,8 +205,9 @@ def test_source_stage():
         stage="source")
 
 
-def test_print_is_converted_to_tf_print(capsys):
-    @tf.function
+def test_staged_print_feature_converts_print_to_tf_print(capsys):
+    # flowjit extension (README, "Differences from TF"): TF has no such feature.
+    @tf.function(experimental_autograph_options=tf.autograph.experimental.Feature.STAGED_PRINT)
     def f(x):
         print("tracing", 1)              # Python values outside staged code: trace time
         for i in tf.range(2):
@@ -220,8 +221,9 @@ def test_print_is_converted_to_tf_print(capsys):
     assert "step 0 5" in out and "step 1 5" in out and "step 0 6" in out and "step 1 6" in out
 
 
-def test_assert_is_converted():
-    @tf.function
+def test_assert_is_converted_with_assert_statements_feature():
+    @tf.function(experimental_autograph_options=(
+        tf.autograph.experimental.Feature.ASSERT_STATEMENTS,))
     def f(x):
         assert x > 0, "x must be positive"
         return x * 2.0

@@ -90,10 +90,10 @@ def test_error_type_is_kept():
 
 
 # --- lint ------------------------------------------------------------------------------------
-def _autograph_warnings(fn, *args):
+def _autograph_warnings(fn, *args, **function_kwargs):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        tf.function(fn)(*args)
+        tf.function(fn, **function_kwargs)(*args)
     return [w for w in caught if issubclass(w.category, AutoGraphWarning)]
 
 
@@ -125,11 +125,13 @@ def test_lint_unstaged_append_in_staged_loop():
             staged = []
             for v in x:
                 self.items.append(v)     # outer Python list: runs once, at trace time
-                staged.append(v)         # local list: staged, no warning
+                staged.append(v)         # local list: staged (Feature.LISTS), no warning
             return tf.stack(staged)
 
     rec = Recorder()
-    found = _autograph_warnings(rec.run, tf.constant([1.0, 2.0]))
+    found = _autograph_warnings(rec.run, tf.constant([1.0, 2.0]),
+                                experimental_autograph_options=(
+                                    tf.autograph.experimental.Feature.LISTS))
     assert len(found) == 1
     assert "`self.items.append(...)` to a Python list that is not staged" in str(
         found[0].message)

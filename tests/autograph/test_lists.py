@@ -8,6 +8,9 @@ import pytest
 
 import flowjit as tf
 
+# Staged lists are TF's optional Feature.LISTS (off by default, as in TF).
+LISTS = {"experimental_autograph_options": tf.autograph.experimental.Feature.LISTS}
+
 
 def f_append_rows(x):
     out = []
@@ -18,11 +21,12 @@ def f_append_rows(x):
 
 def test_append_in_loop_over_tensor(call):
     x = np.arange(12, dtype=np.float32).reshape(4, 3)
-    np.testing.assert_allclose(call(f_append_rows, tf.constant(x)).numpy(), x * 2.0 + 1.0)
+    np.testing.assert_allclose(call(f_append_rows, tf.constant(x), **LISTS).numpy(),
+                               x * 2.0 + 1.0)
 
 
 def test_fixed_capacity_list_keeps_static_shape():
-    cf = tf.function(f_append_rows).get_concrete_function(tf.zeros([5, 2]))
+    cf = tf.function(f_append_rows, **LISTS).get_concrete_function(tf.zeros([5, 2]))
     assert cf.outputs[0].shape.as_list() == [5, 2]
 
 
@@ -39,7 +43,7 @@ def f_append_tensor_bound(n, x):
 def test_append_with_tensor_trip_count(n):
     x = np.array([1.0, -1.0], np.float32)
     for f, empty_shape in ((f_append_tensor_bound, (0,)),     # eager: tf.stack([]) as TF
-                           (tf.function(f_append_tensor_bound), (0, 2))):
+                           (tf.function(f_append_tensor_bound, **LISTS), (0, 2))):
         stacked, length = f(tf.constant(n), tf.constant(x))
         ref = np.stack([x * i for i in range(n)]) if n else np.zeros(empty_shape, np.float32)
         np.testing.assert_allclose(stacked.numpy(), ref)
@@ -56,7 +60,7 @@ def f_conditional_append(x):
 
 def test_conditional_append():
     x = np.array([[1, 2], [-3, -4], [5, -1], [0, 0]], np.float32)
-    out = tf.function(f_conditional_append)(tf.constant(x))
+    out = tf.function(f_conditional_append, **LISTS)(tf.constant(x))
     np.testing.assert_allclose(out.numpy(), x[x.sum(1) > 0])
 
 
@@ -74,7 +78,7 @@ def test_appends_in_nested_loops(call):
     ref = []
     for row in x:
         ref += list(row * row) + [row.sum()]
-    np.testing.assert_allclose(call(f_nested_appends, tf.constant(x)).numpy(), ref)
+    np.testing.assert_allclose(call(f_nested_appends, tf.constant(x), **LISTS).numpy(), ref)
 
 
 def f_list_reads(x):
@@ -92,7 +96,7 @@ def test_list_reads_inside_and_after_loop(call):
     vals = [x[0]]
     for row in x:
         vals.append(vals[-1] + row)
-    cat, total, n = call(f_list_reads, tf.constant(x))
+    cat, total, n = call(f_list_reads, tf.constant(x), **LISTS)
     np.testing.assert_allclose(cat.numpy(), np.concatenate(vals))
     assert float(total) == float(sum(v.sum() for v in vals))
     assert int(n) == 4
@@ -110,7 +114,7 @@ def f_list_after_break(x, limit):
 @pytest.mark.parametrize("limit", [-1.0, 2.5, 10.0])
 def test_list_with_break(limit):
     x = np.array([1.0, 2.0, 3.0, 4.0], np.float32)
-    out = tf.function(f_list_after_break)(tf.constant(x), tf.constant(limit))
+    out = tf.function(f_list_after_break, **LISTS)(tf.constant(x), tf.constant(limit))
     ref = []
     for v in x:
         if v > limit:
@@ -120,7 +124,7 @@ def test_list_with_break(limit):
 
 
 def test_list_returned_directly_and_python_loops_unchanged():
-    @tf.function
+    @tf.function(**LISTS)
     def f(x):
         staged = []
         for v in x:
@@ -146,7 +150,7 @@ def test_unsupported_list_use_raises_naming_the_line():
 
     line = inspect.getsourcelines(f)[1] + 4
     with pytest.raises(NotImplementedError, match=rf"`out.pop\(\)` cannot be staged.*:{line} "):
-        tf.function(f)(tf.constant([1.0, 2.0]))
+        tf.function(f, **LISTS)(tf.constant([1.0, 2.0]))
 
 
 def test_mixed_dtype_appends_raise():
@@ -159,4 +163,4 @@ def test_mixed_dtype_appends_raise():
 
     with pytest.raises(TypeError, match="list 'out' is staged as a tensor list of float32 "
                                         "elements, but a int32 element is appended"):
-        tf.function(f)(tf.constant([1.0, 2.0]))
+        tf.function(f, **LISTS)(tf.constant([1.0, 2.0]))

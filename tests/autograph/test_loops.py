@@ -7,6 +7,11 @@ import pytest
 
 import flowjit as tf
 
+# TF raises for the loops that use this (a Python loop whose exit becomes a tensor, a staged
+# loop with `else:`); flowjit stages them when asked (README, "Differences from TF").
+STAGED_PYTHON_LOOPS = {"experimental_autograph_options":
+                       tf.autograph.experimental.Feature.STAGED_PYTHON_LOOPS}
+
 
 def _n(v, kind):
     return v if kind == "python" else tf.constant(v)
@@ -187,7 +192,8 @@ def ref_nested(n, m):
 
 @pytest.mark.parametrize("n,m", [(6, 4), (3, 2), (10, 5)])
 def test_nested_loops_break_continue(call, cond_kind, n, m):
-    out, pairs = call(f_nested_break_continue, _n(n, cond_kind), _n(m, cond_kind))
+    out, pairs = call(f_nested_break_continue, _n(n, cond_kind), _n(m, cond_kind),
+                      **STAGED_PYTHON_LOOPS)
     assert (int(out), int(pairs)) == ref_nested(n, m)
 
 
@@ -205,7 +211,7 @@ def f_loop_else(x, limit):
 @pytest.mark.parametrize("limit", [0.5, 10.0])
 def test_for_else(call, limit):
     x = np.array([0.0, 0.25, 2.0, 3.0], np.float32)
-    out = call(f_loop_else, tf.constant(x), tf.constant(limit))
+    out = call(f_loop_else, tf.constant(x), tf.constant(limit), **STAGED_PYTHON_LOOPS)
     ref = next((i for i, v in enumerate(x) if v > limit), 100)
     assert int(out) == ref
 
@@ -220,7 +226,7 @@ def test_break_on_tensor_inside_python_loop():
             total += w
         return total
 
-    g = tf.function(f)
+    g = tf.function(f, **STAGED_PYTHON_LOOPS)
     for limit in (0.0, 2.0, 3.5, 100.0):
         ref = 0.0
         for w in [1.0, 2.0, 3.0, 4.0]:
@@ -231,9 +237,9 @@ def test_break_on_tensor_inside_python_loop():
 
 
 def test_python_while_whose_condition_becomes_a_tensor():
-    """TF raises here; the rest of the loop is staged instead, from the first iteration whose
-    condition is a tensor."""
-    @tf.function
+    """TF raises here; with STAGED_PYTHON_LOOPS the rest of the loop is staged instead, from
+    the first iteration whose condition is a tensor."""
+    @tf.function(**STAGED_PYTHON_LOOPS)
     def f(x):
         i = 0
         while i < 10:

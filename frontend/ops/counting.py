@@ -11,7 +11,7 @@ import numpy as np
 
 from ...ir import dtypes as D
 from ...ir import errors
-from ..dispatch import apply, convert_to_tensor
+from ..dispatch import apply, convert_pair, convert_to_tensor
 from . import math as _m
 
 Unique = collections.namedtuple("Unique", ["y", "idx"])
@@ -71,8 +71,7 @@ def searchsorted(sorted_sequence, values, side="left", out_type=D.int32, name=No
     if side not in ("left", "right"):
         raise ValueError(f"Argument `side` must be either 'right' or 'left'. Received: "
                          f"`side` = '{side}'.")
-    seq = convert_to_tensor(sorted_sequence)
-    vals = convert_to_tensor(values, dtype=seq.dtype)
+    seq, vals = convert_pair(sorted_sequence, values)
     return apply("searchsorted", (seq, vals), {"side": side,
                                                "out_type": D.as_dtype(out_type)})
 

@@ -203,7 +203,8 @@ def global_norm(t_list, name=None):
     ts = [t for t in _tensor_list(t_list, "global_norm") if t is not None]
     halves = [apply("l2_loss", (t,)) for t in ts]
     dt = halves[0].dtype if halves else D.float32
-    total = add_n([cast(h, dt) for h in halves]) if halves else convert_to_tensor(0, dtype=dt)
+    # mixed dtypes fail in add_n with TF's classes (TF's own composition fails in its stack)
+    total = add_n(halves) if halves else convert_to_tensor(0, dtype=dt)
     return sqrt(multiply(total, convert_to_tensor(2, dtype=dt)))
 
 

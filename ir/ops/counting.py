@@ -72,7 +72,7 @@ def _searchsorted(types, attrs):
     check_dtype(seq, NUMERIC, "sorted_sequence")
     if seq.dtype is not vals.dtype:
         raise InferenceError(f"sorted_sequence and values must have one dtype, got "
-                             f"{seq.dtype.name} and {vals.dtype.name}")
+                             f"{seq.dtype.name} and {vals.dtype.name}", dtype_error=True)
     if attrs["side"] not in ("left", "right"):
         raise InferenceError(f"Argument `side` must be either 'right' or 'left'. Received: "
                              f"`side` = '{attrs['side']}'.", ValueError)

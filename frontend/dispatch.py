@@ -47,6 +47,10 @@ def _default_dtype(value) -> D.DType:
     flat = np.asarray(value, dtype=object).ravel() if isinstance(value, (list, tuple)) \
         else [value]
     kind = "b"
+    if any(isinstance(x, (str, bytes)) for x in flat):
+        if all(isinstance(x, (str, bytes)) for x in flat):
+            return D.string
+        raise ValueError("Can't convert Python sequence with mixed types to Tensor.")
     for x in flat:
         if isinstance(x, (bool, np.bool_)):
             continue
@@ -75,6 +79,8 @@ def _default_dtype(value) -> D.DType:
 def _to_array(value, dt: D.DType, strict: bool):
     """Convert a Python/NumPy value to an array of `dt`. `strict` refuses lossy Python
     float->int and out-of-range conversions, as TF does for `convert_to_tensor`."""
+    if dt is D.string:
+        return _bytes_array(value)
     if isinstance(value, (np.ndarray, np.generic)):
         return np.array(value, dtype=dt.np)
     try:
@@ -91,6 +97,22 @@ def _to_array(value, dt: D.DType, strict: bool):
                 refused(x) for x in np.asarray(value, dtype=object).ravel()):
             raise TypeError(f"Cannot convert {value!r} to EagerTensor of dtype {dt.name}")
     return arr
+
+
+def _bytes_array(value):
+    """A string tensor's storage: an object array of `bytes` (`str` encoded as UTF-8)."""
+    try:
+        arr = np.array(value, dtype=object)
+    except ValueError:
+        raise ValueError("Can't convert non-rectangular Python sequence to Tensor.") from None
+    out = np.empty(arr.shape, dtype=object)
+    for i, x in enumerate(arr.flat):
+        if isinstance(x, str):
+            x = x.encode()
+        elif not isinstance(x, bytes):
+            raise TypeError(f"Cannot convert {value!r} to EagerTensor of dtype string")
+        out.flat[i] = bytes(x)
+    return out
 
 
 def convert_to_tensor(value, dtype=None, dtype_hint=None, name=None):
@@ -114,7 +136,7 @@ def convert_to_tensor(value, dtype=None, dtype_hint=None, name=None):
             value, (np.ndarray, np.generic))), dt)
     if isinstance(value, (np.ndarray, np.generic)):
         dt = D.from_numpy(value.dtype)
-        return _constant(np.array(value), dt)
+        return _constant(_bytes_array(value) if dt is D.string else np.array(value), dt)
     if dtype_hint is not None:
         try:
             dt = D.as_dtype(dtype_hint)

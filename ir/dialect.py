@@ -15,7 +15,8 @@ Custom assembly (all ops share it):
 from __future__ import annotations
 
 import numpy as np
-from xdsl.dialects.builtin import (DYNAMIC_INDEX, ArrayAttr, BFloat16Type, DenseArrayBase,
+from xdsl.dialects.builtin import (DYNAMIC_INDEX, ArrayAttr, BFloat16Type, BytesAttr,
+                                   DenseArrayBase,
                                    DenseIntOrFPElementsAttr, Float16Type, Float32Type,
                                    Float64Type, FloatAttr, IntegerAttr, IntegerType, Signedness,
                                    StringAttr, TensorType, UnrankedTensorType, f64, i1, i64)
@@ -44,6 +45,22 @@ class ResourceType(ParametrizedAttribute, TypeAttribute):
     value_type: Attribute
 
 
+@irdl_attr_definition
+class StringType(ParametrizedAttribute, TypeAttribute):
+    """The element type of `tf.string` tensors (`tensor<2x!df.string>`): byte strings, which
+    only the executor runs (XLA has no string type)."""
+    name = "df.string"
+
+
+@irdl_attr_definition
+class StringsAttr(ParametrizedAttribute):
+    """A string tensor's value (a `const` of dtype string): its shape and its elements in
+    row-major order, each a bytes literal, so any bytes round-trip through the text form."""
+    name = "df.strings"
+    shape: DenseArrayBase
+    values: ArrayAttr
+
+
 TOKEN = TokenType()
 
 _ELEM = {
@@ -51,6 +68,7 @@ _ELEM = {
     D.float64: Float64Type(), D.int8: IntegerType(8), D.int16: IntegerType(16),
     D.int32: IntegerType(32), D.int64: IntegerType(64),
     D.uint8: IntegerType(8, Signedness.UNSIGNED), D.bool_: IntegerType(1),
+    D.string: StringType(),
 }
 _DTYPE = {v: k for k, v in _ELEM.items()}
 _TYPE_CACHE: dict = {}
@@ -112,6 +130,9 @@ def encode_attr(value) -> Attribute | None:
         return _ELEM[value]
     if isinstance(value, np.ndarray):
         dt = D.from_numpy(value.dtype)
+        if dt is D.string:
+            return StringsAttr(DenseArrayBase.from_list(i64, value.shape),
+                               ArrayAttr([BytesAttr(b) for b in value.reshape(-1)]))
         ty = TensorType(_ELEM[dt], value.shape)
         flat = value.reshape(-1)
         if dt.kind == "b":
@@ -149,6 +170,10 @@ def decode_attr(attr: Attribute, kind: str = "any"):
         ty = attr.get_type()
         dt = dtype_of(ty.element_type)
         return np.asarray(attr.get_values(), dtype=dt.np).reshape(ty.get_shape())
+    if isinstance(attr, StringsAttr):
+        flat = np.empty(len(attr.values.data), dtype=object)
+        flat[:] = [b.data for b in attr.values.data]
+        return flat.reshape(tuple(attr.shape.get_values()))
     if isinstance(attr, ArrayAttr):
         return tuple(decode_attr(a) for a in attr.data)
     if attr in _DTYPE:
@@ -289,7 +314,7 @@ class YieldOp(IRDLOperation):
 
 
 STRUCTURAL_OPS = [CreateTokenOp, CondOp, CaseOp, WhileOp, YieldOp]
-DF = Dialect("df", list(OP_CLASSES.values()) + STRUCTURAL_OPS, [TokenType, ResourceType])
+DF = Dialect("df", list(OP_CLASSES.values()) + STRUCTURAL_OPS, [TokenType, ResourceType, StringType, StringsAttr])
 
 
 def context():

@@ -18,7 +18,7 @@ class DType:
     def __init__(self, name: str, np_dtype, kind: str, mlir: str):
         self.name = name
         self.np = np.dtype(np_dtype)
-        self.kind = kind  # "f" floating, "i" signed, "u" unsigned, "b" bool
+        self.kind = kind  # "f" floating, "i" signed, "u" unsigned, "b" bool, "s" string
         self.size = self.np.itemsize
         self.mlir = mlir  # element type spelling in MLIR / StableHLO
 
@@ -52,15 +52,19 @@ class DType:
 
     @property
     def is_numeric(self) -> bool:
-        return self.kind != "b"
+        return self.kind in "fiu"
 
     @property
     def min(self):
+        if self.kind == "s":
+            raise TypeError(f"Cannot find minimum value of {self}.")
         return ml_dtypes.finfo(self.np).min if self.kind == "f" else (
             False if self.kind == "b" else np.iinfo(self.np).min)
 
     @property
     def max(self):
+        if self.kind == "s":
+            raise TypeError(f"Cannot find maximum value of {self}.")
         return ml_dtypes.finfo(self.np).max if self.kind == "f" else (
             True if self.kind == "b" else np.iinfo(self.np).max)
 
@@ -106,6 +110,12 @@ bool_ = DType("bool", np.bool_, "b", "i1")
 half = float16
 double = float64
 
+# Byte strings. The storage is a NumPy object array of Python `bytes` (a 0-d one for a
+# scalar): exactly what TF's `.numpy()` returns, so values leave a tensor without conversion,
+# and unlike fixed-width "S" arrays it keeps trailing NUL bytes and needs no padding. Not in
+# ALL: numeric op tables never see it; the ops that move or compare strings list it.
+string = DType("string", np.object_, "s", "!df.string")
+
 # Not an element type of values: the type of a variable handle in graphs (`!df.resource`).
 resource = DType("resource", np.object_, "r", "!df.resource")
 
@@ -114,9 +124,9 @@ FLOATS = (float16, bfloat16, float32, float64)
 INTS = (int8, int16, int32, int64, uint8)
 NUMERIC = FLOATS + INTS
 
-_BY_NAME = {d.name: d for d in ALL}
+_BY_NAME = {d.name: d for d in ALL + (string,)}
 _BY_NAME.update(half=float16, double=float64, bool_=bool_, float=float32)  # TF: "float"
-_BY_NP = {d.np: d for d in ALL}
+_BY_NP = {d.np: d for d in ALL + (string,)}
 _BY_PY = {float: float32, int: int32, bool: bool_}
 
 
@@ -124,9 +134,10 @@ def from_numpy(np_dtype) -> DType:
     """The DType of a NumPy dtype; raises TypeError for types flowjit does not carry."""
     d = _BY_NP.get(np_dtype)
     if d is None:
-        d = _BY_NP.get(np.dtype(np_dtype))
+        np_dtype = np.dtype(np_dtype)
+        d = string if np_dtype.kind in "SU" else _BY_NP.get(np_dtype)  # as TF's as_dtype
         if d is None:
-            raise TypeError(f"Cannot convert NumPy dtype {np.dtype(np_dtype)} to a flowjit "
+            raise TypeError(f"Cannot convert NumPy dtype {np_dtype} to a flowjit "
                             f"DType; supported: {', '.join(x.name for x in ALL)}")
     return d
 
@@ -143,8 +154,9 @@ def as_dtype(value) -> DType:
         return d
     if isinstance(value, type) and value in _BY_PY:
         return _BY_PY[value]
-    if value is None:  # np.dtype(None) would be float64
-        raise TypeError("Cannot convert None to a DType")
+    # np.dtype would read None as float64, and str and bytes as string types TF refuses
+    if value is None or value is str or value is bytes:
+        raise TypeError(f"Cannot convert {value!r} to a DType")
     try:
         return from_numpy(np.dtype(value))
     except (TypeError, ValueError):

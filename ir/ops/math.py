@@ -3,7 +3,7 @@ add_n and cast. Tables keep one line per op; the op name is the `df` op name."""
 from __future__ import annotations
 
 from .. import dtypes as D
-from ..infer import (ALL, FLOATS, NUMERIC, SIGNED_NUMERIC, TT, binary, broadcast,
+from ..infer import (FLOATS, NUMERIC, SIGNED_NUMERIC, TT, WITH_STRING, binary, broadcast,
                      broadcast_all, check_dtype, compare, same_dtype, unary)
 from ..registry import InferenceError, op
 
@@ -30,7 +30,7 @@ BINARY = {
     "logical_and": BOOL, "logical_or": BOOL,
 }
 COMPARE = {
-    "equal": ALL, "not_equal": ALL, "less": NUMERIC, "less_equal": NUMERIC,
+    "equal": WITH_STRING, "not_equal": WITH_STRING, "less": NUMERIC, "less_equal": NUMERIC,
     "greater": NUMERIC, "greater_equal": NUMERIC,
 }
 

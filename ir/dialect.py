@@ -60,6 +60,11 @@ class StringsAttr(ParametrizedAttribute):
     shape: DenseArrayBase
     values: ArrayAttr
 
+    @property
+    def type(self):
+        """The tensor type of the value (as a dense attribute's `type`)."""
+        return to_xdsl_type(TT(D.string, tuple(self.shape.get_values())))
+
 
 TOKEN = TokenType()
 

@@ -37,7 +37,7 @@ F16, BF16, F32, F64 = np.float16, ml_dtypes.bfloat16, np.float32, np.float64
 I8, I16, I32, I64, U8, B = np.int8, np.int16, np.int32, np.int64, np.uint8, np.bool_
 SHORT = {np.dtype(d): s for d, s in ((F16, "f16"), (BF16, "bf16"), (F32, "f32"), (F64, "f64"),
                                      (I8, "i8"), (I16, "i16"), (I32, "i32"), (I64, "i64"),
-                                     (U8, "u8"), (B, "bool"))}
+                                     (U8, "u8"), (B, "bool"), (object, "str"))}
 
 # Tolerances for ops whose XLA lowering uses its own approximations (exp, log, erf, ...).
 LOOSE = {np.dtype(F16): 4e-3, np.dtype(BF16): 3e-2, np.dtype(F32): 2e-5, np.dtype(F64): 1e-10}
@@ -773,3 +773,48 @@ add("assert", lambda x, y: tf.debugging.assert_equal(x, y), nonzero((3,), I32),
     raises=tf.errors.InvalidArgumentError, xla="unimplemented")
 add("assert", lambda x: (tf.debugging.assert_less(x, 10.0), x)[1], R((4,), F64),
     tag="f64-holds", xla="unimplemented")
+
+
+# --- strings: eager and the executor; XLA refuses string tensors with TF's error class -------
+_WORDS = np.array([b"", b"a", b" Ab c ", b"h\xc3\xa9llo", b"x,y,,z", b"42", b"-7", b"0.5"],
+                  dtype=object)
+_NO_XLA = dict(xla=tf.errors.InvalidArgumentError)
+
+
+def words(shape, vocab=_WORDS):
+    """Strings drawn from a small vocabulary (empty, spaces, UTF-8, numbers, separators)."""
+    return Arg(lambda rng: np.asarray(vocab[rng.integers(0, len(vocab), shape)], object),
+               object)
+
+
+_NUMBERS = np.array([b"42", b"-7", b" 3 ", b"0"], dtype=object)
+add("equal", lambda x, y: (tf.equal(x, y), x != y), words((3, 4)), words((4,)), **_NO_XLA)
+add("not_equal", lambda x: tf.not_equal(x, "a"), words((5,)), **_NO_XLA)
+add("concat", lambda a, b: tf.concat([a, b], 0), words((2, 2)), words((3, 2)), **_NO_XLA)
+add("string_length", lambda x: (tf.strings.length(x), tf.strings.length(x, "UTF8_CHAR")),
+    words((2, 3)), **_NO_XLA)
+add("string_upper", lambda x: tf.strings.upper(x), words((4,)), **_NO_XLA)
+add("string_upper", lambda x: tf.strings.upper(x, encoding="utf-8"), words((3,)), **_NO_XLA)
+add("string_lower", lambda x: tf.strings.lower(x), words((2, 2)), **_NO_XLA)
+add("string_strip", lambda x: tf.strings.strip(x), words((5,)), **_NO_XLA)
+add("regex_full_match", lambda x: tf.strings.regex_full_match(x, r"-?[0-9]+"), words((6,)),
+    **_NO_XLA)
+add("string_join", lambda x, y: tf.strings.join([x, "-", y], separator="|"), words((2, 3)),
+    words((2, 3)), **_NO_XLA)
+add("string_split", lambda x: tf.strings.split(x), words(()), static="rank", **_NO_XLA)
+add("string_split", lambda x: tf.strings.split(x, sep=",", maxsplit=2),
+    words((), _WORDS[4:5]), static="rank", **_NO_XLA)
+add("string_format", lambda x, y: tf.strings.format("x={} y={}!", (x, y), summarize=2),
+    R((2, 5), I32), words((3,)), **_NO_XLA)
+add("as_string", lambda x: tf.strings.as_string(x, precision=3), R((2, 3), F32), **_NO_XLA)
+add("as_string", lambda x: tf.strings.as_string(x, width=4, fill="0"), R((4,), I64),
+    **_NO_XLA)
+add("string_to_number", lambda x: tf.strings.to_number(x, tf.int32), words((3, 2), _NUMBERS),
+    **_NO_XLA)
+add("string_to_number", lambda x: tf.strings.to_number(x, tf.float64),
+    words((4,), np.array([b"0.5", b"-1e3", b" 2 ", b"inf"], dtype=object)), **_NO_XLA)
+add("substr", lambda x, p: tf.strings.substr(x, p, 2), words((3,)), const(0, I32),
+    **_NO_XLA)
+add("reduce_join", lambda x: tf.strings.reduce_join(x, axis=1, separator=","), words((2, 3)),
+    static="rank", **_NO_XLA)
+add("reduce_join", lambda x: tf.strings.reduce_join(x), words((2, 2)), **_NO_XLA)

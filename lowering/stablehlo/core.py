@@ -222,8 +222,9 @@ def _is_string(value) -> bool:
 def _check_static(fn, fname: str):
     """XLA compiles static shapes of numbers only: name the first op that touches a string
     tensor, or whose result shape depends on data."""
-    for op in fn.walk():
-        if any(map(_is_string, op.operands)) or any(map(_is_string, op.results)):
+    for op in fn.walk():  # a string constant is named by the op that uses it
+        if any(map(_is_string, op.operands)) or (
+                op.name != "df.const" and any(map(_is_string, op.results))):
             refuse_strings(fname, op)
         for r in op.results:
             tt = from_xdsl_type(r.type)

@@ -75,6 +75,11 @@ autograph.experimental = _namespace("autograph.experimental",
 autograph.experimental.do_not_convert = _autograph_impl.do_not_convert
 autograph.experimental.set_loop_options = _autograph_impl.set_loop_options
 
+from .frontend import nest as _nest_impl
+nest = _namespace("nest", "TF's `tf.nest`.")
+for _n in _nest_impl.EXPORTS:
+    setattr(nest, _n, getattr(_nest_impl, _n))
+
 from .frontend import optimizers as _optimizers_impl
 optimizers = _namespace("optimizers", "TF's `tf.optimizers` (Keras optimizers).")
 for _n in _optimizers_impl.EXPORTS["optimizers"]:

@@ -14,7 +14,7 @@ LEAF, SEQUENCE, MAPPING, ATTRS, CUSTOM = range(5)
 _KINDS: dict = {list: SEQUENCE, tuple: SEQUENCE, dict: MAPPING}
 
 
-def _kind(x) -> int:
+def kind_of(x) -> int:
     t = type(x)
     k = _KINDS.get(t)
     if k is None:
@@ -26,10 +26,11 @@ def _kind(x) -> int:
 
 
 def is_nested(x) -> bool:
-    return _kind(x) != LEAF
+    return kind_of(x) != LEAF
 
 
-def _children(x, kind) -> list:
+def children(x, kind) -> list:
+    """The children of the container `x` of kind `kind`, in flatten order."""
     if kind == SEQUENCE:
         return list(x)
     if kind == MAPPING:
@@ -39,8 +40,8 @@ def _children(x, kind) -> list:
     return list(x.__tf_flatten__()[1])
 
 
-def _rebuild(s, kind, items: list):
-    """A container like `s` holding `items` (in flatten order)."""
+def rebuild(s, kind, items: list):
+    """A container like `s` (of kind `kind`) holding `items` (in flatten order)."""
     t = type(s)
     if kind == SEQUENCE:
         if t is list or t is tuple:
@@ -62,22 +63,22 @@ def flatten(structure, expand_composites=False) -> list:
 
 
 def _flatten_into(x, out: list) -> None:
-    kind = _kind(x)
+    kind = kind_of(x)
     if kind == LEAF:
         out.append(x)
         return
-    for c in _children(x, kind):
+    for c in children(x, kind):
         _flatten_into(c, out)
 
 
 def flatten_with_paths(structure, path="") -> list:
     """[(path, leaf)] with paths like `[0]['w']`."""
-    kind = _kind(structure)
+    kind = kind_of(structure)
     if kind == LEAF:
         return [(path, structure)]
-    keys = sorted(structure) if kind == MAPPING else range(len(_children(structure, kind)))
+    keys = sorted(structure) if kind == MAPPING else range(len(children(structure, kind)))
     out = []
-    for k, c in zip(keys, _children(structure, kind)):
+    for k, c in zip(keys, children(structure, kind)):
         out.extend(flatten_with_paths(c, f"{path}[{k!r}]"))
     return out
 
@@ -87,7 +88,7 @@ def pack_sequence_as(structure, flat_sequence, expand_composites=False):
     if not isinstance(flat_sequence, (list, tuple)):
         raise TypeError(f"Attempted to pack value:\n  {flat_sequence}\ninto a structure, but "
                         f"found incompatible type `{type(flat_sequence)}` instead.")
-    if _kind(structure) == LEAF:
+    if kind_of(structure) == LEAF:
         if len(flat_sequence) != 1:
             raise ValueError(f"The target structure is of type `{type(structure)}`\n  "
                              f"{structure}\nHowever the input is a sequence "
@@ -99,11 +100,11 @@ def pack_sequence_as(structure, flat_sequence, expand_composites=False):
 
     def build(s):
         nonlocal used
-        kind = _kind(s)
+        kind = kind_of(s)
         if kind == LEAF:
             used += 1
             return flat_sequence[used - 1]
-        return _rebuild(s, kind, [build(c) for c in _children(s, kind)])
+        return rebuild(s, kind, [build(c) for c in children(s, kind)])
     try:
         out = build(structure)
     except IndexError:  # more leaves than values: `used` ends one past the end
@@ -122,7 +123,7 @@ def _show(x) -> str:
 
 def _difference(a, b, check_types: bool):
     """None if `a` and `b` have the same structure, else (error class, TF's explanation)."""
-    ka, kb = _kind(a), _kind(b)
+    ka, kb = kind_of(a), kind_of(b)
     if (ka == LEAF) != (kb == LEAF):
         seq, leaf = (a, b) if kb == LEAF else (b, a)
         return ValueError, (f'Substructure "{_show(seq)}" is a sequence, while substructure '
@@ -138,7 +139,7 @@ def _difference(a, b, check_types: bool):
         return ValueError, (f"The two dictionaries don't have the same set of keys. First "
                             f"structure has keys {_show(sorted(a))}, while second structure "
                             f"has keys {_show(sorted(b))}")
-    ca, cb = _children(a, ka), _children(b, kb)
+    ca, cb = children(a, ka), children(b, kb)
     if len(ca) != len(cb):
         return ValueError, (f"The two structures don't have the same number of elements. "
                             f"First structure: {_show(a)}. Second structure: {_show(b)}")

@@ -5,6 +5,7 @@ from __future__ import annotations
 from .. import dtypes as D
 from ..infer import (FLOATS, NUMERIC, SIGNED_NUMERIC, TT, WITH_STRING, binary, broadcast,
                      broadcast_all, check_dtype, compare, same_dtype, unary)
+from ..errors import UnimplementedError
 from ..registry import InferenceError, op
 
 BOOL = (D.bool_,)
@@ -98,7 +99,11 @@ def _add_n(types, attrs):
 
 @op("cast", ("x",), attrs=(("dtype", "dtype"),))
 def _cast(types, attrs):
-    return TT(D.as_dtype(attrs["dtype"]), types[0].shape)
+    src, dst = types[0].dtype, D.as_dtype(attrs["dtype"])
+    if (src is D.string) != (dst is D.string):  # TF: strings convert only through ops
+        raise InferenceError(f"Cast {src.name} to {dst.name} is not supported",
+                             UnimplementedError)
+    return TT(dst, types[0].shape)
 
 
 @op("clip_by_value", ("t", "clip_value_min", "clip_value_max"))

@@ -46,6 +46,12 @@ def test_dtype_and_conversions():
     assert tf.constant(b"a\x00\xff").numpy() == b"a\x00\xff"
     assert tf.constant(np.array(["x", "yz"])).numpy().tolist() == [b"x", b"yz"]
     assert tf.TensorSpec([None], tf.string).dtype is tf.string
+    # TF 2.21: the string zero is b""
+    assert tf.zeros([2], tf.string).numpy().tolist() == [b"", b""]
+    assert tf.zeros_like(tf.constant(["a"])).numpy().tolist() == [b""]
+    # a NumPy str array as a tf.function argument is a string tensor (UTF-8 bytes)
+    out = tf.function(lambda x: tf.identity(x))(np.array(["ab", "é"]))
+    assert out.dtype is tf.string and out.numpy().tolist() == [b"ab", b"\xc3\xa9"]
 
 
 @pytest.mark.parametrize("make, cls, text", [
@@ -79,6 +85,12 @@ def test_dtype_and_conversions():
     (lambda: S.as_string(tf.constant([3]), precision=2), tf.errors.InvalidArgumentError,
      "precision not supported for datatype int32"),
     (lambda: tf.constant("a") < tf.constant("b"), tf.errors.InvalidArgumentError, "string"),
+    (lambda: tf.cast(tf.constant("1"), tf.int32), tf.errors.UnimplementedError,
+     "Cast string to int32 is not supported"),
+    (lambda: tf.cast(tf.constant(1), tf.string), tf.errors.UnimplementedError,
+     "Cast int32 to string is not supported"),
+    (lambda: tf.ones([2], tf.string), TypeError,
+     "Cannot convert 1 to EagerTensor of dtype string"),
 ])
 def test_bad_input_raises_tf_errors(make, cls, text):
     # TF 2.21: these classes and texts (flowjit adds the op, the types and the user's line)

@@ -10,7 +10,8 @@ import types as _types
 from .ir import dtypes as _dtypes
 from .ir import errors
 from .ir.dtypes import (DType, as_dtype, bfloat16, bool_ as bool, double, float16,  # noqa: A004
-                        float32, float64, half, int8, int16, int32, int64, string, uint8)
+                        float32, float64, half, int8, int16, int32, int64, string, uint8,
+                        complex64, complex128)
 from .ir.shapes import TensorShape
 from .frontend.tensor import Tensor
 from .frontend.dispatch import convert_to_tensor
@@ -52,7 +53,8 @@ config.optimizer = _types.SimpleNamespace(
     get_experimental_options=_pipeline.get_experimental_options)
 dtypes = _namespace("dtypes", "TF's `tf.dtypes`.")
 for _n in ("DType", "as_dtype", "bfloat16", "double", "float16", "float32", "float64",
-           "half", "int8", "int16", "int32", "int64", "string", "uint8"):
+           "half", "int8", "int16", "int32", "int64", "string", "uint8", "complex64",
+           "complex128"):
     setattr(dtypes, _n, getattr(_dtypes, _n))
 dtypes.bool = _dtypes.bool_
 dtypes.cast = None  # filled below

@@ -43,7 +43,8 @@ def _nested_has_tensor(v) -> bool:
 
 
 def _default_dtype(value) -> D.DType:
-    """TF's dtype for a Python value: bool, int32 (int64 if out of range), float32."""
+    """TF's dtype for a Python value: bool, int32 (int64 if out of range), float32,
+    complex128."""
     flat = np.asarray(value, dtype=object).ravel() if isinstance(value, (list, tuple)) \
         else [value]
     kind = "b"
@@ -58,7 +59,9 @@ def _default_dtype(value) -> D.DType:
             if kind == "b":
                 kind = "i"
         elif isinstance(x, numbers.Real):
-            kind = "f"
+            kind = "c" if kind == "c" else "f"
+        elif isinstance(x, numbers.Complex):
+            kind = "c"
         elif isinstance(x, (list, tuple)):  # a nested list of the wrong length
             raise ValueError("Can't convert non-rectangular Python sequence to Tensor.")
         else:
@@ -68,6 +71,8 @@ def _default_dtype(value) -> D.DType:
         return D.bool_ if len(flat) else D.float32
     if kind == "f":
         return D.float32
+    if kind == "c":
+        return D.complex128
     ints = [int(x) for x in flat]
     if ints and (max(ints) > 2**63 - 1 or min(ints) < -2**63):
         raise ValueError("Can't convert Python sequence with out-of-range integer to Tensor.")
@@ -88,7 +93,7 @@ def _to_array(value, dt: D.DType, strict: bool):
     except (OverflowError, ValueError, TypeError) as e:
         raise TypeError(f"Cannot convert {value!r} to EagerTensor of dtype {dt.name}: "
                         f"{e}") from None
-    if strict and dt.kind != "f":
+    if strict and dt.kind not in "fc":
         ref = np.asarray(value, dtype=object if dt.kind == "b" else np.float64)
         # TF takes no Python float as an integer, and only bools as bool, whatever the value
         refused = (lambda x: not isinstance(x, (bool, np.bool_))) if dt.kind == "b" else \

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 from xdsl.dialects.builtin import (DYNAMIC_INDEX, ArrayAttr, BFloat16Type, BytesAttr,
-                                   DenseArrayBase,
+                                   ComplexType, DenseArrayBase,
                                    DenseIntOrFPElementsAttr, Float16Type, Float32Type,
                                    Float64Type, FloatAttr, IntegerAttr, IntegerType, Signedness,
                                    StringAttr, TensorType, UnrankedTensorType, f64, i1, i64)
@@ -73,7 +73,8 @@ _ELEM = {
     D.float64: Float64Type(), D.int8: IntegerType(8), D.int16: IntegerType(16),
     D.int32: IntegerType(32), D.int64: IntegerType(64),
     D.uint8: IntegerType(8, Signedness.UNSIGNED), D.bool_: IntegerType(1),
-    D.string: StringType(),
+    D.string: StringType(), D.complex64: ComplexType(Float32Type()),
+    D.complex128: ComplexType(Float64Type()),
 }
 _DTYPE = {v: k for k, v in _ELEM.items()}
 _TYPE_CACHE: dict = {}
@@ -140,6 +141,9 @@ def encode_attr(value) -> Attribute | None:
                                ArrayAttr([BytesAttr(b) for b in value.reshape(-1)]))
         ty = TensorType(_ELEM[dt], value.shape)
         flat = value.reshape(-1)
+        if dt.kind == "c":  # little-endian (re, im) pairs, the layout MLIR stores
+            return DenseIntOrFPElementsAttr(ty, BytesAttr(
+                np.ascontiguousarray(value, dt.np.newbyteorder("<")).tobytes()))
         if dt.kind == "b":
             return DenseIntOrFPElementsAttr.from_list(ty, [int(x) for x in flat])
         if dt.kind == "f":
@@ -174,6 +178,9 @@ def decode_attr(attr: Attribute, kind: str = "any"):
     if isinstance(attr, DenseIntOrFPElementsAttr):
         ty = attr.get_type()
         dt = dtype_of(ty.element_type)
+        if dt.kind == "c":
+            return np.frombuffer(attr.data.data, dt.np.newbyteorder("<")).astype(
+                dt.np).reshape(ty.get_shape())
         return np.asarray(attr.get_values(), dtype=dt.np).reshape(ty.get_shape())
     if isinstance(attr, StringsAttr):
         flat = np.empty(len(attr.values.data), dtype=object)

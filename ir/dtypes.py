@@ -18,7 +18,8 @@ class DType:
     def __init__(self, name: str, np_dtype, kind: str, mlir: str):
         self.name = name
         self.np = np.dtype(np_dtype)
-        self.kind = kind  # "f" floating, "i" signed, "u" unsigned, "b" bool, "s" string
+        self.kind = kind  # "f" floating, "i" signed, "u" unsigned, "b" bool, "c" complex,
+        # "s" string
         self.size = self.np.itemsize
         self.mlir = mlir  # element type spelling in MLIR / StableHLO
 
@@ -48,22 +49,27 @@ class DType:
 
     @property
     def is_complex(self) -> bool:
-        return False
+        return self.kind == "c"
+
+    @property
+    def real_dtype(self) -> "DType":
+        """The type of the real and imaginary parts (the dtype itself when not complex)."""
+        return _REAL_PART.get(self, self)
 
     @property
     def is_numeric(self) -> bool:
-        return self.kind in "fiu"
+        return self.kind in "fiuc"
 
     @property
     def min(self):
-        if self.kind == "s":
+        if self.kind in "sc":
             raise TypeError(f"Cannot find minimum value of {self}.")
         return ml_dtypes.finfo(self.np).min if self.kind == "f" else (
             False if self.kind == "b" else np.iinfo(self.np).min)
 
     @property
     def max(self):
-        if self.kind == "s":
+        if self.kind in "sc":
             raise TypeError(f"Cannot find maximum value of {self}.")
         return ml_dtypes.finfo(self.np).max if self.kind == "f" else (
             True if self.kind == "b" else np.iinfo(self.np).max)
@@ -110,6 +116,12 @@ bool_ = DType("bool", np.bool_, "b", "i1")
 half = float16
 double = float64
 
+# Complex numbers: not in ALL either (few ops take them); XLA carries them natively.
+complex64 = DType("complex64", np.complex64, "c", "complex<f32>")
+complex128 = DType("complex128", np.complex128, "c", "complex<f64>")
+COMPLEX = (complex64, complex128)
+_REAL_PART = {complex64: float32, complex128: float64}
+
 # Byte strings. The storage is a NumPy object array of Python `bytes` (a 0-d one for a
 # scalar): exactly what TF's `.numpy()` returns, so values leave a tensor without conversion,
 # and unlike fixed-width "S" arrays it keeps trailing NUL bytes and needs no padding. Not in
@@ -124,10 +136,10 @@ FLOATS = (float16, bfloat16, float32, float64)
 INTS = (int8, int16, int32, int64, uint8)
 NUMERIC = FLOATS + INTS
 
-_BY_NAME = {d.name: d for d in ALL + (string,)}
+_BY_NAME = {d.name: d for d in ALL + COMPLEX + (string,)}
 _BY_NAME.update(half=float16, double=float64, bool_=bool_, float=float32)  # TF: "float"
-_BY_NP = {d.np: d for d in ALL + (string,)}
-_BY_PY = {float: float32, int: int32, bool: bool_}
+_BY_NP = {d.np: d for d in ALL + COMPLEX + (string,)}
+_BY_PY = {float: float32, int: int32, bool: bool_, complex: complex128}
 
 
 def from_numpy(np_dtype) -> DType:

@@ -13,6 +13,7 @@ NUMERIC = D.NUMERIC
 SIGNED_NUMERIC = FLOATS + SIGNED
 ALL = D.ALL
 WITH_STRING = ALL + (D.string,)  # ops that move, compare or select values of any type
+COMPLEX = D.COMPLEX
 INDEX = (D.int32, D.int64)
 
 

@@ -29,7 +29,8 @@ XLA_REFUSED = [s for s in ALL if s.xla is not True]
 
 # Float tolerance per dtype when a sample sets none.
 RTOL = {np.dtype(np.float16): 2e-3, np.dtype(ml_dtypes.bfloat16): 2e-2,
-        np.dtype(np.float32): 2e-6, np.dtype(np.float64): 1e-12}
+        np.dtype(np.float32): 2e-6, np.dtype(np.float64): 1e-12,
+        np.dtype(np.complex64): 2e-6, np.dtype(np.complex128): 1e-12}
 
 
 def _params(samples):
@@ -122,7 +123,8 @@ def _assert_same(actual, expected, sample):
         else:
             rtol = sample.rtol if sample.rtol is not None else rtol
             atol = sample.atol if sample.atol is not None else rtol
-            np.testing.assert_allclose(av.astype(np.float64), ev.astype(np.float64),
+            wide = np.complex128 if ev.dtype.kind == "c" else np.float64
+            np.testing.assert_allclose(av.astype(wide), ev.astype(wide),
                                        rtol=rtol, atol=atol, equal_nan=True, err_msg=path)
 
 

@@ -65,6 +65,8 @@ _ELEM = {
     D.int64: lambda: ir.IntegerType.get_signless(64),
     D.uint8: lambda: ir.IntegerType.get_unsigned(8),
     D.bool_: lambda: ir.IntegerType.get_signless(1),
+    D.complex64: lambda: ir.ComplexType.get(ir.F32Type.get()),
+    D.complex128: lambda: ir.ComplexType.get(ir.F64Type.get()),
 }
 
 
@@ -240,7 +242,7 @@ def _check_static(fn, fname: str):
 
 def _dtype_of_elem(elem) -> D.DType:
     s = str(elem)
-    for dt in D.ALL:
+    for dt in D.ALL + D.COMPLEX:
         if dt.mlir == s:
             return dt
     raise UnimplementedError(None, None, f"unsupported element type {s}")

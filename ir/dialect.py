@@ -326,7 +326,8 @@ class YieldOp(IRDLOperation):
 
 
 STRUCTURAL_OPS = [CreateTokenOp, CondOp, CaseOp, WhileOp, YieldOp]
-DF = Dialect("df", list(OP_CLASSES.values()) + STRUCTURAL_OPS, [TokenType, ResourceType, StringType, StringsAttr])
+DF = Dialect("df", list(OP_CLASSES.values()) + STRUCTURAL_OPS,
+             [TokenType, ResourceType, StringType, StringsAttr])
 
 
 def context():

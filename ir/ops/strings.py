@@ -25,7 +25,7 @@ def _check_choice(attrs, name, allowed) -> None:
     if attrs[name] not in allowed:
         raise InferenceError(f"Value for attr '{name}' of \"{attrs[name]}\" is not in the "
                              f"list of allowed values: "
-                             f"{', '.join(chr(34) + a + chr(34) for a in allowed)}")
+                             + ", ".join(f'"{a}"' for a in allowed))
 
 
 def _elementwise(tf_name, result=D.string, unit=False):

@@ -10,7 +10,8 @@ import types as _types
 from .ir import dtypes as _dtypes
 from .ir import errors
 from .ir.dtypes import (DType, as_dtype, bfloat16, bool_ as bool, double, float16,  # noqa: A004
-                        float32, float64, half, int8, int16, int32, int64, uint8)
+                        float32, float64, half, int8, int16, int32, int64, string, uint8,
+                        complex64, complex128)
 from .ir.shapes import TensorShape
 from .frontend.tensor import Tensor
 from .frontend.dispatch import convert_to_tensor
@@ -44,6 +45,7 @@ nn = _namespace("nn", "TF's `tf.nn`.")
 linalg = _namespace("linalg", "TF's `tf.linalg`.")
 random = _namespace("random", "TF's `tf.random`.")
 debugging = _namespace("debugging", "TF's `tf.debugging`.")
+strings = _namespace("strings", "TF's `tf.strings`.")
 config = _namespace("config", "TF's `tf.config`.")
 config.run_functions_eagerly = _config.run_functions_eagerly
 config.functions_run_eagerly = _config.functions_run_eagerly
@@ -52,13 +54,15 @@ config.optimizer = _types.SimpleNamespace(
     get_experimental_options=_pipeline.get_experimental_options)
 dtypes = _namespace("dtypes", "TF's `tf.dtypes`.")
 for _n in ("DType", "as_dtype", "bfloat16", "double", "float16", "float32", "float64",
-           "half", "int8", "int16", "int32", "int64", "uint8"):
+           "half", "int8", "int16", "int32", "int64", "string", "uint8", "complex64",
+           "complex128"):
     setattr(dtypes, _n, getattr(_dtypes, _n))
 dtypes.bool = _dtypes.bool_
 dtypes.cast = None  # filled below
 
 _NAMESPACES = {"": _sys.modules[__name__], "math": math, "nn": nn, "linalg": linalg,
-               "random": random, "dtypes": dtypes, "debugging": debugging}
+               "random": random, "dtypes": dtypes, "debugging": debugging,
+               "strings": strings}
 image = _NAMESPACES["image"] = _namespace("image", "TF's `tf.image`.")
 for _fam in _ops.FAMILIES:
     for _ns, _names in _fam.EXPORTS.items():
@@ -75,6 +79,11 @@ autograph.experimental = _namespace("autograph.experimental",
 autograph.experimental.do_not_convert = _autograph_impl.do_not_convert
 autograph.experimental.set_loop_options = _autograph_impl.set_loop_options
 autograph.experimental.Feature = _autograph_impl.Feature
+
+from .frontend import nest as _nest_impl
+nest = _namespace("nest", "TF's `tf.nest`.")
+for _n in _nest_impl.EXPORTS:
+    setattr(nest, _n, getattr(_nest_impl, _n))
 
 from .frontend import optimizers as _optimizers_impl
 optimizers = _namespace("optimizers", "TF's `tf.optimizers` (Keras optimizers).")

@@ -43,10 +43,15 @@ def _nested_has_tensor(v) -> bool:
 
 
 def _default_dtype(value) -> D.DType:
-    """TF's dtype for a Python value: bool, int32 (int64 if out of range), float32."""
+    """TF's dtype for a Python value: bool, int32 (int64 if out of range), float32,
+    complex128."""
     flat = np.asarray(value, dtype=object).ravel() if isinstance(value, (list, tuple)) \
         else [value]
     kind = "b"
+    if any(isinstance(x, (str, bytes)) for x in flat):
+        if all(isinstance(x, (str, bytes)) for x in flat):
+            return D.string
+        raise ValueError("Can't convert Python sequence with mixed types to Tensor.")
     for x in flat:
         if isinstance(x, (bool, np.bool_)):
             continue
@@ -54,7 +59,9 @@ def _default_dtype(value) -> D.DType:
             if kind == "b":
                 kind = "i"
         elif isinstance(x, numbers.Real):
-            kind = "f"
+            kind = "c" if kind == "c" else "f"
+        elif isinstance(x, numbers.Complex):
+            kind = "c"
         elif isinstance(x, (list, tuple)):  # a nested list of the wrong length
             raise ValueError("Can't convert non-rectangular Python sequence to Tensor.")
         else:
@@ -64,6 +71,8 @@ def _default_dtype(value) -> D.DType:
         return D.bool_ if len(flat) else D.float32
     if kind == "f":
         return D.float32
+    if kind == "c":
+        return D.complex128
     ints = [int(x) for x in flat]
     if ints and (max(ints) > 2**63 - 1 or min(ints) < -2**63):
         raise ValueError("Can't convert Python sequence with out-of-range integer to Tensor.")
@@ -75,6 +84,8 @@ def _default_dtype(value) -> D.DType:
 def _to_array(value, dt: D.DType, strict: bool):
     """Convert a Python/NumPy value to an array of `dt`. `strict` refuses lossy Python
     float->int and out-of-range conversions, as TF does for `convert_to_tensor`."""
+    if dt is D.string:
+        return _bytes_array(value)
     if isinstance(value, (np.ndarray, np.generic)):
         return np.array(value, dtype=dt.np)
     try:
@@ -82,7 +93,7 @@ def _to_array(value, dt: D.DType, strict: bool):
     except (OverflowError, ValueError, TypeError) as e:
         raise TypeError(f"Cannot convert {value!r} to EagerTensor of dtype {dt.name}: "
                         f"{e}") from None
-    if strict and dt.kind != "f":
+    if strict and dt.kind not in "fc":
         ref = np.asarray(value, dtype=object if dt.kind == "b" else np.float64)
         # TF takes no Python float as an integer, and only bools as bool, whatever the value
         refused = (lambda x: not isinstance(x, (bool, np.bool_))) if dt.kind == "b" else \
@@ -91,6 +102,22 @@ def _to_array(value, dt: D.DType, strict: bool):
                 refused(x) for x in np.asarray(value, dtype=object).ravel()):
             raise TypeError(f"Cannot convert {value!r} to EagerTensor of dtype {dt.name}")
     return arr
+
+
+def _bytes_array(value):
+    """A string tensor's storage: an object array of `bytes` (`str` encoded as UTF-8)."""
+    try:
+        arr = np.array(value, dtype=object)
+    except ValueError:
+        raise ValueError("Can't convert non-rectangular Python sequence to Tensor.") from None
+    out = np.empty(arr.shape, dtype=object)
+    for i, x in enumerate(arr.flat):
+        if isinstance(x, str):
+            x = x.encode()
+        elif not isinstance(x, bytes):
+            raise TypeError(f"Cannot convert {value!r} to EagerTensor of dtype string")
+        out.flat[i] = bytes(x)
+    return out
 
 
 def convert_to_tensor(value, dtype=None, dtype_hint=None, name=None):
@@ -114,7 +141,7 @@ def convert_to_tensor(value, dtype=None, dtype_hint=None, name=None):
             value, (np.ndarray, np.generic))), dt)
     if isinstance(value, (np.ndarray, np.generic)):
         dt = D.from_numpy(value.dtype)
-        return _constant(np.array(value), dt)
+        return _constant(_bytes_array(value) if dt is D.string else np.array(value), dt)
     if dtype_hint is not None:
         try:
             dt = D.as_dtype(dtype_hint)

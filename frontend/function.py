@@ -716,15 +716,12 @@ def _outputs(graph, out):
                                          and v._graph is graph) else v
             graph.outputs.append((t._node, t._index))
             return ("out", len(graph.outputs) - 1)
-        if isinstance(v, (list, tuple)):
-            kind = type(v)
-            items = [walk(x) for x in v]
-            return ("seq", kind, items)
-        if isinstance(v, dict):
-            return ("dict", type(v), {k: walk(x) for k, x in v.items()})
-        if v is None or isinstance(v, str):  # no string dtype: strings stay Python (README)
+        kind = nest.kind_of(v)
+        if kind != nest.LEAF:
+            return ("nest", v, kind, [walk(x) for x in nest.children(v, kind)])
+        if v is None:
             return ("py", v)
-        try:  # as TF: Python values returned become Tensors
+        try:  # as TF: Python values returned become Tensors (strings: tf.string Tensors)
             return walk(dispatch.convert_to_tensor(v))
         except (TypeError, ValueError):
             raise TypeError(
@@ -741,11 +738,8 @@ def _rebuild(structure, outs):
         return outs[structure[1]]
     if tag == "py":
         return structure[1]
-    if tag == "seq":
-        items = [_rebuild(s, outs) for s in structure[2]]
-        kind = structure[1]
-        return kind(*items) if hasattr(kind, "_fields") else kind(items)
-    return structure[1]((k, _rebuild(s, outs)) for k, s in structure[2].items())
+    _, template, kind, items = structure
+    return nest.rebuild(template, kind, [_rebuild(s, outs) for s in items])
 
 
 def _is_python_value(value) -> bool:

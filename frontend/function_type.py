@@ -10,7 +10,7 @@ from __future__ import annotations
 import inspect
 
 from ..ir import dtypes as D
-from . import trace_type
+from . import nest, trace_type
 from .specs import TensorSpec
 
 
@@ -60,12 +60,13 @@ def output_text(structure, outputs) -> str:
         return repr(TensorSpec(t.shape, t.dtype))
     if tag == "py":
         return f"Literal[{structure[1]!r}]"
-    if tag == "seq":
-        kind = structure[1]
-        name = "List" if kind is list else "Tuple" if kind is tuple else kind.__name__
-        return f"{name}[{_items(output_text(s, outputs) for s in structure[2])}]"
-    return "Dict[" + _items(f"[{k!r}, {output_text(s, outputs)}]"
-                            for k, s in structure[2].items()) + "]"
+    _, template, kind, items = structure
+    if kind == nest.MAPPING:
+        return "Dict[" + _items(f"[{k!r}, {output_text(s, outputs)}]"
+                                for k, s in zip(sorted(template), items)) + "]"
+    t = type(template)
+    name = "List" if t is list else "Tuple" if t is tuple else t.__name__
+    return f"{name}[{_items(output_text(s, outputs) for s in items)}]"
 
 
 class FunctionType(inspect.Signature):

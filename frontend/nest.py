@@ -1,74 +1,192 @@
-"""TF's `nest`: flatten nested lists/tuples/namedtuples/dicts (dicts by sorted key) and pack
-a flat list back into the same structure."""
+"""TF's `tf.nest`, also what tracing uses to walk arguments and results.
+
+Nested: lists, tuples (namedtuples too), dicts and other Mappings (children in sorted key
+order, rebuilt in the mapping's own order), `attrs` classes, and objects with TF's
+`__tf_flatten__` / `__tf_unflatten__` protocol. Everything else is a leaf: tensors, None,
+strings, sets, plain dataclasses (as TF 2.21 treats them). A type's kind is looked up once
+and cached, so a walk costs one dict lookup per node.
+"""
 from __future__ import annotations
+
+from collections.abc import Mapping
+
+LEAF, SEQUENCE, MAPPING, ATTRS, CUSTOM = range(5)
+_KINDS: dict = {list: SEQUENCE, tuple: SEQUENCE, dict: MAPPING}
+
+
+def kind_of(x) -> int:
+    t = type(x)
+    k = _KINDS.get(t)
+    if k is None:
+        k = _KINDS[t] = (
+            SEQUENCE if issubclass(t, (list, tuple)) else MAPPING if issubclass(t, Mapping)
+            else ATTRS if hasattr(t, "__attrs_attrs__")
+            else CUSTOM if hasattr(t, "__tf_flatten__") else LEAF)
+    return k
 
 
 def is_nested(x) -> bool:
-    return isinstance(x, (list, tuple, dict))
+    return kind_of(x) != LEAF
 
 
-def _children(x):
-    if isinstance(x, dict):
-        return [x[k] for k in sorted(x, key=repr)]
-    return list(x)
+def children(x, kind) -> list:
+    """The children of the container `x` of kind `kind`, in flatten order."""
+    if kind == SEQUENCE:
+        return list(x)
+    if kind == MAPPING:
+        return [x[k] for k in sorted(x)]
+    if kind == ATTRS:
+        return [getattr(x, a.name) for a in type(x).__attrs_attrs__]
+    return list(x.__tf_flatten__()[1])
 
 
-def flatten(structure) -> list:
-    if not is_nested(structure):
-        return [structure]
-    out = []
-    for c in _children(structure):
-        out.extend(flatten(c))
+def rebuild(s, kind, items: list):
+    """A container like `s` (of kind `kind`) holding `items` (in flatten order)."""
+    t = type(s)
+    if kind == SEQUENCE:
+        if t is list or t is tuple:
+            return t(items)
+        return t(*items) if hasattr(s, "_fields") else t(items)
+    if kind == MAPPING:
+        by_key = dict(zip(sorted(s), items))
+        return t((k, by_key[k]) for k in s)
+    if kind == ATTRS:
+        return t(*items)
+    return t.__tf_unflatten__(s.__tf_flatten__()[0], tuple(items))
+
+
+def flatten(structure, expand_composites=False) -> list:
+    """The leaves of `structure`, depth first (a leaf flattens to `[leaf]`)."""
+    out: list = []
+    _flatten_into(structure, out)
     return out
+
+
+def _flatten_into(x, out: list) -> None:
+    kind = kind_of(x)
+    if kind == LEAF:
+        out.append(x)
+        return
+    for c in children(x, kind):
+        _flatten_into(c, out)
 
 
 def flatten_with_paths(structure, path="") -> list:
     """[(path, leaf)] with paths like `[0]['w']`."""
-    if not is_nested(structure):
+    kind = kind_of(structure)
+    if kind == LEAF:
         return [(path, structure)]
-    keys = sorted(structure, key=repr) if isinstance(structure, dict) else range(len(structure))
+    keys = sorted(structure) if kind == MAPPING else range(len(children(structure, kind)))
     out = []
-    for k in keys:
-        out.extend(flatten_with_paths(structure[k], f"{path}[{k!r}]"))
+    for k, c in zip(keys, children(structure, kind)):
+        out.extend(flatten_with_paths(c, f"{path}[{k!r}]"))
     return out
 
 
-def pack_sequence_as(structure, flat):
-    it = iter(flat)
+def pack_sequence_as(structure, flat_sequence, expand_composites=False):
+    """`flat_sequence` (a list or tuple of leaves) rebuilt into the shape of `structure`."""
+    if not isinstance(flat_sequence, (list, tuple)):
+        raise TypeError(f"Attempted to pack value:\n  {flat_sequence}\ninto a structure, but "
+                        f"found incompatible type `{type(flat_sequence)}` instead.")
+    if kind_of(structure) == LEAF:
+        if len(flat_sequence) != 1:
+            raise ValueError(f"The target structure is of type `{type(structure)}`\n  "
+                             f"{structure}\nHowever the input is a sequence "
+                             f"({type(flat_sequence)}) of length {len(flat_sequence)}.\n  "
+                             f"{flat_sequence}\nnest cannot guarantee that it is safe to map "
+                             f"one to the other.")
+        return flat_sequence[0]
+    used = 0
 
     def build(s):
-        if not is_nested(s):
-            return next(it)
-        if isinstance(s, dict):
-            vals = {k: build(s[k]) for k in sorted(s, key=repr)}
-            return type(s)((k, vals[k]) for k in s)
-        items = [build(c) for c in s]
-        if hasattr(s, "_fields"):
-            return type(s)(*items)
-        return type(s)(items)
-    out = build(structure)
-    rest = list(it)
-    if rest:
-        raise ValueError(f"pack_sequence_as: {len(rest)} values left over")
+        nonlocal used
+        kind = kind_of(s)
+        if kind == LEAF:
+            used += 1
+            return flat_sequence[used - 1]
+        return rebuild(s, kind, [build(c) for c in children(s, kind)])
+    try:
+        out = build(structure)
+    except IndexError:  # more leaves than values: `used` ends one past the end
+        out = None
+    if used != len(flat_sequence):
+        raise ValueError(f"Could not pack sequence. Structure had {len(flatten(structure))} "
+                         f"atoms, but flat_sequence had {len(flat_sequence)} items.  "
+                         f"Structure: {structure}, flat_sequence: {flat_sequence}.")
     return out
 
 
-def same_structure(a, b) -> bool:
-    if is_nested(a) != is_nested(b):
-        return False
-    if not is_nested(a):
-        return True
-    if isinstance(a, dict) != isinstance(b, dict):
-        return False
-    if isinstance(a, dict):
-        if set(a) != set(b):
-            return False
-        return all(same_structure(a[k], b[k]) for k in a)
-    if len(a) != len(b):  # lists and tuples match each other (TF's check_types=False)
-        return False
-    return all(same_structure(x, y) for x, y in zip(a, b))
+# --- comparing structures --------------------------------------------------------------------
+def _show(x) -> str:
+    return f"type={type(x).__name__} str={x}"
 
 
-def map_structure(fn, *structures):
-    flats = [flatten(s) for s in structures]
-    return pack_sequence_as(structures[0], [fn(*xs) for xs in zip(*flats)])
+def _difference(a, b, check_types: bool):
+    """None if `a` and `b` have the same structure, else (error class, TF's explanation)."""
+    ka, kb = kind_of(a), kind_of(b)
+    if (ka == LEAF) != (kb == LEAF):
+        seq, leaf = (a, b) if kb == LEAF else (b, a)
+        return ValueError, (f'Substructure "{_show(seq)}" is a sequence, while substructure '
+                            f'"{_show(leaf)}" is not')
+    if ka == LEAF:
+        return None
+    if (ka == MAPPING) != (kb == MAPPING) or (
+            check_types and type(a) is not type(b) and not ka == kb == MAPPING):
+        return TypeError, (f"The two namedtuples don't have the same sequence type. First "
+                           f"structure {_show(a)} has type {type(a).__name__}, while second "
+                           f"structure {_show(b)} has type {type(b).__name__}")
+    if ka == MAPPING and kb == MAPPING and set(a) != set(b):
+        return ValueError, (f"The two dictionaries don't have the same set of keys. First "
+                            f"structure has keys {_show(sorted(a))}, while second structure "
+                            f"has keys {_show(sorted(b))}")
+    ca, cb = children(a, ka), children(b, kb)
+    if len(ca) != len(cb):
+        return ValueError, (f"The two structures don't have the same number of elements. "
+                            f"First structure: {_show(a)}. Second structure: {_show(b)}")
+    for x, y in zip(ca, cb):
+        found = _difference(x, y, check_types)
+        if found is not None:
+            return found
+    return None
+
+
+def same_structure(a, b, check_types: bool = False) -> bool:
+    return _difference(a, b, check_types) is None
+
+
+class _Dot:
+    def __repr__(self):
+        return "."
+
+
+def _outline(x) -> str:
+    """The structure with every leaf shown as `.` (TF's "Entire ... structure")."""
+    dot = _Dot()
+    return repr(pack_sequence_as(x, [dot] * len(flatten(x)))) if is_nested(x) else "."
+
+
+def assert_same_structure(nest1, nest2, check_types=True, expand_composites=False):
+    """Raise ValueError (TypeError for a container type mismatch with `check_types`) with
+    TF's explanation unless the two structures nest the same way."""
+    found = _difference(nest1, nest2, check_types)
+    if found is not None:
+        cls, detail = found
+        raise cls(f"The two structures don't have the same nested structure.\n\n"
+                  f"First structure: {_show(nest1)}\n\nSecond structure: {_show(nest2)}\n\n"
+                  f"More specifically: {detail}\nEntire first structure:\n{_outline(nest1)}\n"
+                  f"Entire second structure:\n{_outline(nest2)}")
+
+
+def map_structure(func, *structure, check_types=True, expand_composites=False):
+    """`func` applied to the leaves of the structures (which must nest the same way), packed
+    as the first one."""
+    if not structure:
+        raise ValueError("Must provide at least one structure")
+    for other in structure[1:]:
+        assert_same_structure(structure[0], other, check_types)
+    flats = [flatten(s) for s in structure]
+    return pack_sequence_as(structure[0], [func(*xs) for xs in zip(*flats)])
+
+
+EXPORTS = ["flatten", "pack_sequence_as", "map_structure", "assert_same_structure",
+           "is_nested"]

@@ -75,25 +75,33 @@ def _structure_to_json(s):
     if tag == "out":
         return {"out": s[1]}
     if tag == "py":
-        if s[1] is not None and not isinstance(s[1], (bool, int, float, str)):
+        if s[1] is not None:
             raise ValueError(f"saved_model.save: a function returns {s[1]!r}; only tensors, "
-                             f"containers and plain Python constants can be saved")
-        return {"py": s[1]}
-    if tag == "seq":
-        return {"list" if s[1] is list else "tuple": [_structure_to_json(c) for c in s[2]]}
-    return {"dict": [[k, _structure_to_json(c)] for k, c in s[2].items()]}
+                             f"lists, tuples, dicts and None can be saved")
+        return {"py": None}
+    _, template, kind, items = s
+    if type(template) in (list, tuple):
+        return {type(template).__name__: [_structure_to_json(c) for c in items]}
+    if type(template) is dict:
+        by_key = dict(zip(sorted(template), items))  # children come in sorted key order
+        return {"dict": [[k, _structure_to_json(by_key[k])] for k in template]}
+    raise ValueError(f"saved_model.save: a function returns a {type(template).__name__}; only "
+                     f"tensors, lists, tuples, dicts and None can be saved")
 
 
 def _structure_from_json(j):
     (tag, v), = j.items()
     if tag == "out" and isinstance(v, int):
         return ("out", v)
-    if tag == "py":
-        return ("py", v)
+    if tag == "py" and v is None:
+        return ("py", None)
     if tag in ("list", "tuple"):
-        return ("seq", list if tag == "list" else tuple, [_structure_from_json(c) for c in v])
+        items = [_structure_from_json(c) for c in v]
+        return ("nest", [] if tag == "list" else (), nest.SEQUENCE, items)
     if tag == "dict":
-        return ("dict", dict, {k: _structure_from_json(c) for k, c in v})
+        template = {k: None for k, _ in v}
+        by_key = {k: _structure_from_json(c) for k, c in v}
+        return ("nest", template, nest.MAPPING, [by_key[k] for k in sorted(template)])
     raise ValueError(f"bad output structure {j!r}")
 
 
@@ -225,8 +233,8 @@ def _signature_entries(saver, signatures, functions):
             raise ValueError(f"saved_model.save: signature {name!r} must be a tf.function with "
                              f"an input_signature or a ConcreteFunction, got {sig!r}")
         outs = sig._structure
-        if outs[0] == "dict":
-            keys = list(outs[2])
+        if outs[0] == "nest" and outs[2] == nest.MAPPING:
+            keys = sorted(outs[1])  # nest's flatten order
         else:
             keys = [f"output_{i}" for i in range(len(nest.flatten(sig.structured_outputs)))]
         out[name] = {"function": saver.concrete(sig), "inputs": _signature_inputs(sig, fn),

@@ -10,6 +10,7 @@ import numpy as np
 
 from ..ir import dtypes as D
 from ..ir.shapes import TensorShape
+from .dispatch import convert_to_tensor
 from .specs import TensorSpec
 from .tensor import Tensor
 
@@ -54,7 +55,8 @@ def key_and_flat(value, flat: list):
         return (TENSOR, value._dtype, value._tt.shape if value._value is None
                 else tuple(value._value.shape))
     if isinstance(value, np.ndarray):
-        t = Tensor._wrap(value, D.from_numpy(value.dtype))
+        dt = D.from_numpy(value.dtype)
+        t = Tensor._wrap(value, dt) if dt is not D.string else convert_to_tensor(value)
         flat.append(t)
         return (TENSOR, t._dtype, value.shape)
     if value is None or isinstance(value, (bool, int, float, str, bytes)):

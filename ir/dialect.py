@@ -15,7 +15,8 @@ Custom assembly (all ops share it):
 from __future__ import annotations
 
 import numpy as np
-from xdsl.dialects.builtin import (DYNAMIC_INDEX, ArrayAttr, BFloat16Type, DenseArrayBase,
+from xdsl.dialects.builtin import (DYNAMIC_INDEX, ArrayAttr, BFloat16Type, BytesAttr,
+                                   ComplexType, DenseArrayBase,
                                    DenseIntOrFPElementsAttr, Float16Type, Float32Type,
                                    Float64Type, FloatAttr, IntegerAttr, IntegerType, Signedness,
                                    StringAttr, TensorType, UnrankedTensorType, f64, i1, i64)
@@ -44,6 +45,27 @@ class ResourceType(ParametrizedAttribute, TypeAttribute):
     value_type: Attribute
 
 
+@irdl_attr_definition
+class StringType(ParametrizedAttribute, TypeAttribute):
+    """The element type of `tf.string` tensors (`tensor<2x!df.string>`): byte strings, which
+    only the executor runs (XLA has no string type)."""
+    name = "df.string"
+
+
+@irdl_attr_definition
+class StringsAttr(ParametrizedAttribute):
+    """A string tensor's value (a `const` of dtype string): its shape and its elements in
+    row-major order, each a bytes literal, so any bytes round-trip through the text form."""
+    name = "df.strings"
+    shape: DenseArrayBase
+    values: ArrayAttr
+
+    @property
+    def type(self):
+        """The tensor type of the value (as a dense attribute's `type`)."""
+        return to_xdsl_type(TT(D.string, tuple(self.shape.get_values())))
+
+
 TOKEN = TokenType()
 
 _ELEM = {
@@ -51,6 +73,8 @@ _ELEM = {
     D.float64: Float64Type(), D.int8: IntegerType(8), D.int16: IntegerType(16),
     D.int32: IntegerType(32), D.int64: IntegerType(64),
     D.uint8: IntegerType(8, Signedness.UNSIGNED), D.bool_: IntegerType(1),
+    D.string: StringType(), D.complex64: ComplexType(Float32Type()),
+    D.complex128: ComplexType(Float64Type()),
 }
 _DTYPE = {v: k for k, v in _ELEM.items()}
 _TYPE_CACHE: dict = {}
@@ -112,8 +136,14 @@ def encode_attr(value) -> Attribute | None:
         return _ELEM[value]
     if isinstance(value, np.ndarray):
         dt = D.from_numpy(value.dtype)
+        if dt is D.string:
+            return StringsAttr(DenseArrayBase.from_list(i64, value.shape),
+                               ArrayAttr([BytesAttr(b) for b in value.reshape(-1)]))
         ty = TensorType(_ELEM[dt], value.shape)
         flat = value.reshape(-1)
+        if dt.kind == "c":  # little-endian (re, im) pairs, the layout MLIR stores
+            return DenseIntOrFPElementsAttr(ty, BytesAttr(
+                np.ascontiguousarray(value, dt.np.newbyteorder("<")).tobytes()))
         if dt.kind == "b":
             return DenseIntOrFPElementsAttr.from_list(ty, [int(x) for x in flat])
         if dt.kind == "f":
@@ -148,7 +178,14 @@ def decode_attr(attr: Attribute, kind: str = "any"):
     if isinstance(attr, DenseIntOrFPElementsAttr):
         ty = attr.get_type()
         dt = dtype_of(ty.element_type)
+        if dt.kind == "c":
+            return np.frombuffer(attr.data.data, dt.np.newbyteorder("<")).astype(
+                dt.np).reshape(ty.get_shape())
         return np.asarray(attr.get_values(), dtype=dt.np).reshape(ty.get_shape())
+    if isinstance(attr, StringsAttr):
+        flat = np.empty(len(attr.values.data), dtype=object)
+        flat[:] = [b.data for b in attr.values.data]
+        return flat.reshape(tuple(attr.shape.get_values()))
     if isinstance(attr, ArrayAttr):
         return tuple(decode_attr(a) for a in attr.data)
     if attr in _DTYPE:
@@ -289,7 +326,8 @@ class YieldOp(IRDLOperation):
 
 
 STRUCTURAL_OPS = [CreateTokenOp, CondOp, CaseOp, WhileOp, YieldOp]
-DF = Dialect("df", list(OP_CLASSES.values()) + STRUCTURAL_OPS, [TokenType, ResourceType])
+DF = Dialect("df", list(OP_CLASSES.values()) + STRUCTURAL_OPS,
+             [TokenType, ResourceType, StringType, StringsAttr])
 
 
 def context():

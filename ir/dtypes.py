@@ -18,7 +18,8 @@ class DType:
     def __init__(self, name: str, np_dtype, kind: str, mlir: str):
         self.name = name
         self.np = np.dtype(np_dtype)
-        self.kind = kind  # "f" floating, "i" signed, "u" unsigned, "b" bool
+        self.kind = kind  # "f" floating, "i" signed, "u" unsigned, "b" bool, "c" complex,
+        # "s" string
         self.size = self.np.itemsize
         self.mlir = mlir  # element type spelling in MLIR / StableHLO
 
@@ -48,19 +49,28 @@ class DType:
 
     @property
     def is_complex(self) -> bool:
-        return False
+        return self.kind == "c"
+
+    @property
+    def real_dtype(self) -> "DType":
+        """The type of the real and imaginary parts (the dtype itself when not complex)."""
+        return _REAL_PART.get(self, self)
 
     @property
     def is_numeric(self) -> bool:
-        return self.kind != "b"
+        return self.kind in "fiuc"
 
     @property
     def min(self):
+        if self.kind in "sc":
+            raise TypeError(f"Cannot find minimum value of {self}.")
         return ml_dtypes.finfo(self.np).min if self.kind == "f" else (
             False if self.kind == "b" else np.iinfo(self.np).min)
 
     @property
     def max(self):
+        if self.kind in "sc":
+            raise TypeError(f"Cannot find maximum value of {self}.")
         return ml_dtypes.finfo(self.np).max if self.kind == "f" else (
             True if self.kind == "b" else np.iinfo(self.np).max)
 
@@ -106,6 +116,18 @@ bool_ = DType("bool", np.bool_, "b", "i1")
 half = float16
 double = float64
 
+# Complex numbers: not in ALL either (few ops take them); XLA carries them natively.
+complex64 = DType("complex64", np.complex64, "c", "complex<f32>")
+complex128 = DType("complex128", np.complex128, "c", "complex<f64>")
+COMPLEX = (complex64, complex128)
+_REAL_PART = {complex64: float32, complex128: float64}
+
+# Byte strings. The storage is a NumPy object array of Python `bytes` (a 0-d one for a
+# scalar): exactly what TF's `.numpy()` returns, so values leave a tensor without conversion,
+# and unlike fixed-width "S" arrays it keeps trailing NUL bytes and needs no padding. Not in
+# ALL: numeric op tables never see it; the ops that move or compare strings list it.
+string = DType("string", np.object_, "s", "!df.string")
+
 # Not an element type of values: the type of a variable handle in graphs (`!df.resource`).
 resource = DType("resource", np.object_, "r", "!df.resource")
 
@@ -114,19 +136,20 @@ FLOATS = (float16, bfloat16, float32, float64)
 INTS = (int8, int16, int32, int64, uint8)
 NUMERIC = FLOATS + INTS
 
-_BY_NAME = {d.name: d for d in ALL}
+_BY_NAME = {d.name: d for d in ALL + COMPLEX + (string,)}
 _BY_NAME.update(half=float16, double=float64, bool_=bool_, float=float32)  # TF: "float"
-_BY_NP = {d.np: d for d in ALL}
-_BY_PY = {float: float32, int: int32, bool: bool_}
+_BY_NP = {d.np: d for d in ALL + COMPLEX + (string,)}
+_BY_PY = {float: float32, int: int32, bool: bool_, complex: complex128}
 
 
 def from_numpy(np_dtype) -> DType:
     """The DType of a NumPy dtype; raises TypeError for types flowjit does not carry."""
     d = _BY_NP.get(np_dtype)
     if d is None:
-        d = _BY_NP.get(np.dtype(np_dtype))
+        np_dtype = np.dtype(np_dtype)
+        d = string if np_dtype.kind in "SU" else _BY_NP.get(np_dtype)  # as TF's as_dtype
         if d is None:
-            raise TypeError(f"Cannot convert NumPy dtype {np.dtype(np_dtype)} to a flowjit "
+            raise TypeError(f"Cannot convert NumPy dtype {np_dtype} to a flowjit "
                             f"DType; supported: {', '.join(x.name for x in ALL)}")
     return d
 
@@ -143,8 +166,9 @@ def as_dtype(value) -> DType:
         return d
     if isinstance(value, type) and value in _BY_PY:
         return _BY_PY[value]
-    if value is None:  # np.dtype(None) would be float64
-        raise TypeError("Cannot convert None to a DType")
+    # np.dtype would read None as float64, and str and bytes as string types TF refuses
+    if value is None or value is str or value is bytes:
+        raise TypeError(f"Cannot convert {value!r} to a DType")
     try:
         return from_numpy(np.dtype(value))
     except (TypeError, ValueError):

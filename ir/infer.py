@@ -12,6 +12,8 @@ SIGNED = (D.int8, D.int16, D.int32, D.int64)
 NUMERIC = D.NUMERIC
 SIGNED_NUMERIC = FLOATS + SIGNED
 ALL = D.ALL
+WITH_STRING = ALL + (D.string,)  # ops that move, compare or select values of any type
+COMPLEX = D.COMPLEX
 INDEX = (D.int32, D.int64)
 
 

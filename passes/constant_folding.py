@@ -57,8 +57,8 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from ..ir import dtypes as D
-from ..ir.dialect import (OP_CLASSES, CaseOp, CondOp, element_type, from_xdsl_type,
-                          to_xdsl_type)
+from ..ir.dialect import (OP_CLASSES, CaseOp, CondOp, StringsAttr, element_type, encode_attr,
+                          from_xdsl_type, to_xdsl_type)
 from ..ir.registry import TT
 from ..runtime.kernels import KERNELS
 from . import register_pass
@@ -112,6 +112,8 @@ def const_value(op) -> np.ndarray:
     """The value of a `df.const` as a (read-only) array of its dtype. The attribute holds the
     raw little-endian element bytes (one byte per i1), read directly: decoding through a
     Python list costs about 0.2 us per element."""
+    if isinstance(op.attributes["value"], StringsAttr):  # no raw buffer: bytes elements
+        return op.python_attrs()["value"]
     tt, raw = const_raw(op)
     shape = tt.shape
     n = 1
@@ -147,6 +149,8 @@ def dense_attr(arr: np.ndarray) -> DenseIntOrFPElementsAttr:
     constants), straight from its buffer; small ones are shared (building and verifying an
     attribute costs more than folding a scalar op)."""
     dt = D.from_numpy(arr.dtype)
+    if dt is D.string:
+        return encode_attr(arr)
     if dt is D.bool_:
         raw = np.where(arr, np.uint8(0xFF), np.uint8(0)).tobytes()
     else:

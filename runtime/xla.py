@@ -48,6 +48,8 @@ def to_device(value):
         _PUT = (_jax.batched_device_put, core.ShapedArray, sharding, [dev])
     put, aval, sharding, devs = _PUT
     value = np.asarray(value)
+    if value.dtype.kind == "O":  # strings stay on the host: compiling refuses them by name
+        return value
     return put(aval(value.shape, value.dtype), sharding, [value], devs, True, True,
                enable_x64=True)
 

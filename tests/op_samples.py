@@ -37,7 +37,8 @@ F16, BF16, F32, F64 = np.float16, ml_dtypes.bfloat16, np.float32, np.float64
 I8, I16, I32, I64, U8, B = np.int8, np.int16, np.int32, np.int64, np.uint8, np.bool_
 SHORT = {np.dtype(d): s for d, s in ((F16, "f16"), (BF16, "bf16"), (F32, "f32"), (F64, "f64"),
                                      (I8, "i8"), (I16, "i16"), (I32, "i32"), (I64, "i64"),
-                                     (U8, "u8"), (B, "bool"))}
+                                     (U8, "u8"), (B, "bool"), (object, "str"),
+                                     (np.complex64, "c64"), (np.complex128, "c128"))}
 
 # Tolerances for ops whose XLA lowering uses its own approximations (exp, log, erf, ...).
 LOOSE = {np.dtype(F16): 4e-3, np.dtype(BF16): 3e-2, np.dtype(F32): 2e-5, np.dtype(F64): 1e-10}
@@ -875,3 +876,74 @@ add("matrix_solve", lambda a, b: tf.linalg.solve(a, b, adjoint=True),
     well_conditioned((4, 4), F32), R((4, 1), F32), tag="f32-adjoint", rtol=1e-5, atol=1e-6)
 add("cholesky", tf.linalg.cholesky, spd((2, 4, 4), F64))
 add("cholesky", tf.linalg.cholesky, spd((3, 3), F32), rtol=1e-5, atol=1e-6)
+# --- strings: eager and the executor; XLA refuses string tensors with TF's error class -------
+_WORDS = np.array([b"", b"a", b" Ab c ", b"h\xc3\xa9llo", b"x,y,,z", b"42", b"-7", b"0.5"],
+                  dtype=object)
+_NO_XLA = dict(xla=tf.errors.InvalidArgumentError)
+
+
+def words(shape, vocab=_WORDS):
+    """Strings drawn from a small vocabulary (empty, spaces, UTF-8, numbers, separators)."""
+    return Arg(lambda rng: np.asarray(vocab[rng.integers(0, len(vocab), shape)], object),
+               object)
+
+
+_NUMBERS = np.array([b"42", b"-7", b" 3 ", b"0"], dtype=object)
+add("equal", lambda x, y: (tf.equal(x, y), x != y), words((3, 4)), words((4,)), **_NO_XLA)
+add("not_equal", lambda x: tf.not_equal(x, "a"), words((5,)), **_NO_XLA)
+add("concat", lambda a, b: tf.concat([a, b], 0), words((2, 2)), words((3, 2)), **_NO_XLA)
+add("string_length", lambda x: (tf.strings.length(x), tf.strings.length(x, "UTF8_CHAR")),
+    words((2, 3)), **_NO_XLA)
+add("string_upper", lambda x: tf.strings.upper(x), words((4,)), **_NO_XLA)
+add("string_upper", lambda x: tf.strings.upper(x, encoding="utf-8"), words((3,)), **_NO_XLA)
+add("string_lower", lambda x: tf.strings.lower(x), words((2, 2)), **_NO_XLA)
+add("string_strip", lambda x: tf.strings.strip(x), words((5,)), **_NO_XLA)
+add("regex_full_match", lambda x: tf.strings.regex_full_match(x, r"-?[0-9]+"), words((6,)),
+    **_NO_XLA)
+add("string_join", lambda x, y: tf.strings.join([x, "-", y], separator="|"), words((2, 3)),
+    words((2, 3)), **_NO_XLA)
+add("string_split", lambda x: tf.strings.split(x), words(()), static="rank", **_NO_XLA)
+add("string_split", lambda x: tf.strings.split(x, sep=",", maxsplit=2),
+    words((), _WORDS[4:5]), static="rank", **_NO_XLA)
+add("string_format", lambda x, y: tf.strings.format("x={} y={}!", (x, y), summarize=2),
+    R((2, 5), I32), words((3,)), **_NO_XLA)
+add("as_string", lambda x: tf.strings.as_string(x, precision=3), R((2, 3), F32), **_NO_XLA)
+add("as_string", lambda x: tf.strings.as_string(x, width=4, fill="0"), R((4,), I64),
+    **_NO_XLA)
+add("string_to_number", lambda x: tf.strings.to_number(x, tf.int32), words((3, 2), _NUMBERS),
+    **_NO_XLA)
+add("string_to_number", lambda x: tf.strings.to_number(x, tf.float64),
+    words((4,), np.array([b"0.5", b"-1e3", b" 2 ", b"inf"], dtype=object)), **_NO_XLA)
+add("substr", lambda x, p: tf.strings.substr(x, p, 2), words((3,)), const(0, I32),
+    **_NO_XLA)
+add("reduce_join", lambda x: tf.strings.reduce_join(x, axis=1, separator=","), words((2, 3)),
+    static="rank", **_NO_XLA)
+add("reduce_join", lambda x: tf.strings.reduce_join(x), words((2, 2)), **_NO_XLA)
+
+
+# --- complex numbers ----------------------------------------------------------------------------
+C64, C128 = np.complex64, np.complex128
+
+
+def cplx(shape, dtype, lo=-3.0, hi=3.0):
+    """Real and imaginary parts uniform in [lo, hi]."""
+    return Arg(lambda rng: (rng.uniform(lo, hi, shape) + 1j * rng.uniform(lo, hi, shape))
+               .astype(dtype), dtype)
+
+
+add("complex", lambda re, im: tf.complex(re, im), R((3, 4), F32), R((4,), F32))
+add("complex", lambda re, im: tf.complex(re, im), R((2,), F64), R((2,), F64))
+add("real", lambda z: tf.math.real(z), cplx((3, 2), C64))
+add("imag", lambda z: tf.math.imag(z), cplx((4,), C128))
+add("conj", lambda z: tf.math.conj(z), cplx((2, 3), C64))
+add("abs", lambda z: tf.abs(z), cplx((5,), C64), tag="c64-magnitude")
+add("add", lambda x, y: (x + y, x - y, -x), cplx((3, 4), C64), cplx((4,), C64), tag="c64")
+add("mul", lambda x, y: (x * y, x / y), cplx((2, 3), C128), cplx((2, 3), C128, 0.5, 2.0),
+    tag="c128")
+add("exp", lambda z: (tf.exp(z), tf.math.log(z), tf.sqrt(z), tf.square(z)),
+    cplx((4,), C64, 0.2, 1.5), tag="c64", rtol=2e-5)
+add("equal", lambda x, y: (tf.equal(x, y), tf.not_equal(x, x)), cplx((3,), C128),
+    cplx((3,), C128), tag="c128")
+add("matmul", lambda a, b: tf.matmul(a, b), cplx((2, 3), C64), cplx((3, 2), C64), tag="c64")
+add("cast", lambda z: (tf.cast(z, tf.float32), tf.cast(tf.math.real(z), tf.complex128)),
+    cplx((3,), C64), tag="c64")

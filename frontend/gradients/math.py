@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import math as _pymath
 
+from ...ir.errors import UnimplementedError
 from ..ops import array as A
 from ..ops import math as M
+from . import register_gradient
 from ._util import gradient, unbroadcast
 
 _TWO_OVER_SQRT_PI = 2.0 / _pymath.sqrt(_pymath.pi)
@@ -119,6 +121,13 @@ def _select_grad(op, g):
 @gradient("add_n")
 def _add_n_grad(op, g):
     return [g] * len(op.inputs)
+
+
+@register_gradient("real", "imag", "conj", "complex")
+def _complex_grad(op, g):
+    # The tape refuses gradients that flow through complex tensors before reaching here.
+    raise UnimplementedError(None, op.opdef.name, f"no gradient for {op.opdef.name}: flowjit "
+                             f"does not differentiate complex tensors yet (TF does)")
 
 
 @gradient("cast")

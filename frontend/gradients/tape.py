@@ -29,6 +29,7 @@ import inspect
 
 import numpy as np
 
+from ...ir import errors
 from .. import dispatch, func_graph, nest, variables
 from ..tensor import Tensor
 from . import GRADIENTS
@@ -296,6 +297,11 @@ class GradientTape:
             if not (_is_variable(s) or isinstance(s, Tensor)):
                 raise TypeError(f"GradientTape.gradient: sources must be tensors or Variables, "
                                 f"got {s!r} of type {type(s).__name__}")
+        for t in flat_targets + flat_sources:
+            if t.dtype.is_complex:
+                raise errors.UnimplementedError(
+                    None, None, f"GradientTape.gradient: {t!r} is complex; flowjit does not "
+                    f"differentiate complex tensors yet (TF does)")
         ogs = None
         if output_gradients is not None:
             ogs = nest.flatten(output_gradients)
@@ -481,6 +487,11 @@ def _backward(tape, targets, sources, output_gradients, unconnected):
         if not live:
             continue
         needed = [id(t) in reach and _differentiable(t) for t in e.inputs]
+        if not all(needed) and any(id(t) in reach and t.dtype.is_complex for t in e.inputs):
+            raise errors.UnimplementedError(
+                None, e.opdef.name, f"GradientTape.gradient: the gradient flows into a complex "
+                f"input of {e.opdef.name}; flowjit does not differentiate complex tensors yet "
+                f"(TF does)")
         in_grads = _call_grad(e, needed, out_grads)
         for t, g, nd in zip(e.inputs, in_grads, needed):
             if g is not None and nd:

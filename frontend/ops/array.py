@@ -588,7 +588,8 @@ def tensor_scatter_nd_add(tensor, indices, updates, name=None):
 
 
 # --- generators ---------------------------------------------------------------------------
-_PY_TYPE = {"b": bool, "f": float}
+# TF: a string "zero" is b"" (zeros, zeros_like); there is no string one (ones raises)
+_PY_TYPE = {"b": bool, "f": float, "s": lambda v: b"" if v == 0 else v}
 
 
 def _scalar(value, dt):

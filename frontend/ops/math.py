@@ -221,6 +221,37 @@ def clip_by_global_norm(t_list, clip_norm, use_norm=None, name=None):
     return [None if t is None else multiply(t, cast(scale, t.dtype)) for t in ts], norm
 
 
+def real(input, name=None):  # noqa: A002  (TF's argument names)
+    """The real part of a complex tensor; any other tensor is returned as it is."""
+    x = convert_to_tensor(input)
+    return apply("real", (x,)) if x.dtype.is_complex else x
+
+
+def imag(input, name=None):  # noqa: A002
+    """The imaginary part of a complex tensor; zeros for any other tensor."""
+    x = convert_to_tensor(input)
+    if x.dtype.is_complex:
+        return apply("imag", (x,))
+    from .array import zeros_like
+    return zeros_like(x)
+
+
+def conj(x, name=None):
+    """The complex conjugate; any other tensor is returned as it is."""
+    x = convert_to_tensor(x)
+    return apply("conj", (x,)) if x.dtype.is_complex else x
+
+
+def complex(real, imag, name=None):  # noqa: A001  (TF's name)
+    """real + imag * 1j: complex64 from float32 parts, complex128 from float64 parts."""
+    re, im = convert_to_tensor(real), convert_to_tensor(imag)
+    if re.dtype is not im.dtype or re.dtype not in (D.float32, D.float64):
+        raise TypeError(f"The `real` and `imag` components have incorrect types: "
+                        f"{re.dtype.name} {im.dtype.name}. They must be consistent, and one "
+                        f"of [tf.float32, tf.float64]")
+    return apply("complex", (re, im))
+
+
 _ELEMENTWISE = [
     "add", "subtract", "multiply", "divide", "truediv", "floordiv", "floormod", "mod", "pow",
     "negative", "abs", "sign", "square", "sqrt", "rsqrt", "exp", "expm1", "log", "log1p",
@@ -228,14 +259,14 @@ _ELEMENTWISE = [
     "reciprocal", "round", "floor", "ceil", "equal", "not_equal", "less", "less_equal",
     "greater", "greater_equal", "logical_and", "logical_or", "logical_not", "logical_xor",
     "where", "add_n", "clip_by_value", "is_nan", "is_finite", "cast", "saturate_cast",
-    "scalar_mul", "squared_difference",
+    "scalar_mul", "squared_difference", "real", "imag", "conj",
 ]
 EXPORTS = {
     "": ["add", "subtract", "multiply", "divide", "truediv", "floordiv", "floormod", "pow",
          "negative", "abs", "sign", "square", "sqrt", "exp", "maximum", "minimum", "round",
          "equal", "not_equal", "less", "less_equal", "greater", "greater_equal",
          "logical_and", "logical_or", "logical_not", "where", "add_n", "clip_by_value",
-         "cast", "saturate_cast", "sin", "cos", "tanh", "sigmoid",
+         "cast", "saturate_cast", "sin", "cos", "tanh", "sigmoid", "complex",
          "floor", "clip_by_norm", "clip_by_global_norm"],
     "linalg": ["global_norm"],
     "math": _ELEMENTWISE,
@@ -255,5 +286,6 @@ API_FOR_OP = {
     "logical_or": "math.logical_or", "equal": "math.equal", "not_equal": "math.not_equal",
     "less": "math.less", "less_equal": "math.less_equal", "greater": "math.greater",
     "greater_equal": "math.greater_equal", "select": "where", "add_n": "math.add_n",
-    "cast": "cast", "clip_by_value": "clip_by_value",
+    "cast": "cast", "clip_by_value": "clip_by_value", "real": "math.real",
+    "imag": "math.imag", "conj": "math.conj", "complex": "complex",
 }

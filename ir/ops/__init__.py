@@ -1,4 +1,3 @@
 """Op declarations, one module per family; importing this package fills `registry.OPS`."""
-from . import math, reduce, linalg, array, nn, random, state, logging, fused  # noqa: F401
-from . import segment  # noqa: E402,F401  (issue 11)
-from . import counting  # noqa: E402,F401  (issue 11)
+from . import (math, reduce, linalg, array, nn, random, state, logging, fused,  # noqa: F401
+               strings, segment, counting)

@@ -14,7 +14,7 @@ import math as _math
 import numpy as np
 
 from .. import dtypes as D
-from ..infer import (ALL, INDEX, NUMERIC, TT, check_dtype, format_shape,
+from ..infer import (ALL, INDEX, NUMERIC, TT, WITH_STRING, check_dtype, format_shape,
                      norm_axis, num_elements, same_dtype)
 from ..registry import InferenceError, op
 
@@ -188,7 +188,7 @@ def _fill_like(types, attrs):
 def _concat(types, attrs):
     if not types:
         raise InferenceError("concat needs at least one input")
-    dt = same_dtype(types)
+    dt = same_dtype(types, WITH_STRING)
     axis = attrs["axis"]
     ranked = [(i, t.shape) for i, t in enumerate(types) if t.shape is not None]
     if not ranked:

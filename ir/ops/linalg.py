@@ -12,7 +12,7 @@ from ..infer import NUMERIC, TT, broadcast, check_dtype, norm_axis, same_dtype
 from ..registry import InferenceError, op
 from ..shapes import format_shape
 
-MATMUL_DTYPES = (D.float16, D.bfloat16, D.float32, D.float64, D.int32, D.int64)
+MATMUL_DTYPES = (D.float16, D.bfloat16, D.float32, D.float64, D.int32, D.int64) + D.COMPLEX
 # int8/uint8 inputs multiply only into an int32 result (TF's quantized-style matmul).
 NARROW_INTS = (D.int8, D.uint8)
 INDEX_TYPES = (D.int16, D.int32, D.int64)

@@ -3,17 +3,18 @@ add_n and cast. Tables keep one line per op; the op name is the `df` op name."""
 from __future__ import annotations
 
 from .. import dtypes as D
-from ..infer import (ALL, FLOATS, NUMERIC, SIGNED_NUMERIC, TT, binary, broadcast,
-                     broadcast_all, check_dtype, compare, same_dtype, unary)
+from ..infer import (COMPLEX, FLOATS, NUMERIC, SIGNED_NUMERIC, TT, WITH_STRING, binary,
+                     broadcast, broadcast_all, check_dtype, compare, same_dtype, unary)
+from ..errors import UnimplementedError
 from ..registry import InferenceError, op
 
 BOOL = (D.bool_,)
 
 # name -> allowed dtypes; result has the input's type.
 UNARY = {
-    "neg": SIGNED_NUMERIC, "abs": SIGNED_NUMERIC, "sign": SIGNED_NUMERIC,
-    "square": NUMERIC, "sqrt": FLOATS, "rsqrt": FLOATS, "exp": FLOATS, "expm1": FLOATS,
-    "log": FLOATS, "log1p": FLOATS, "sin": FLOATS, "cos": FLOATS, "tan": FLOATS,
+    "neg": SIGNED_NUMERIC + COMPLEX, "sign": SIGNED_NUMERIC,
+    "square": NUMERIC + COMPLEX, "sqrt": FLOATS + COMPLEX, "rsqrt": FLOATS,
+    "exp": FLOATS + COMPLEX, "expm1": FLOATS, "log": FLOATS + COMPLEX, "log1p": FLOATS, "sin": FLOATS, "cos": FLOATS, "tan": FLOATS,
     "tanh": FLOATS, "sigmoid": FLOATS, "erf": FLOATS, "softplus": FLOATS,
     "reciprocal": FLOATS, "round": NUMERIC, "floor": FLOATS, "ceil": FLOATS,
     "logical_not": BOOL,
@@ -25,12 +26,13 @@ NOT_DIFFERENTIABLE = {"sign", "round", "floor", "ceil", "logical_not", "is_nan",
                       "logical_and", "logical_or", "floordiv"}
 
 BINARY = {
-    "add": NUMERIC, "sub": NUMERIC, "mul": NUMERIC, "div": NUMERIC, "floordiv": NUMERIC,
+    "add": NUMERIC + COMPLEX, "sub": NUMERIC + COMPLEX, "mul": NUMERIC + COMPLEX,
+    "div": NUMERIC + COMPLEX, "floordiv": NUMERIC,
     "floormod": NUMERIC, "pow": SIGNED_NUMERIC, "maximum": NUMERIC, "minimum": NUMERIC,
     "logical_and": BOOL, "logical_or": BOOL,
 }
 COMPARE = {
-    "equal": ALL, "not_equal": ALL, "less": NUMERIC, "less_equal": NUMERIC,
+    "equal": WITH_STRING + COMPLEX, "not_equal": WITH_STRING + COMPLEX, "less": NUMERIC, "less_equal": NUMERIC,
     "greater": NUMERIC, "greater_equal": NUMERIC,
 }
 
@@ -55,6 +57,38 @@ for _n, _a in BINARY.items():
     _declare_binary(_n, _a)
 for _n, _a in COMPARE.items():
     _declare_compare(_n, _a)
+
+
+@op("abs", ("x",))
+def _abs(types, attrs):
+    """|x|; the magnitude of a complex number is real."""
+    check_dtype(types[0], SIGNED_NUMERIC + COMPLEX)
+    return TT(types[0].dtype.real_dtype, types[0].shape)
+
+
+@op("real", ("input",))
+def _real(types, attrs):
+    check_dtype(types[0], COMPLEX)
+    return TT(types[0].dtype.real_dtype, types[0].shape)
+
+
+@op("imag", ("input",))
+def _imag(types, attrs):
+    check_dtype(types[0], COMPLEX)
+    return TT(types[0].dtype.real_dtype, types[0].shape)
+
+
+@op("conj", ("input",))
+def _conj(types, attrs):
+    return unary(types, COMPLEX)
+
+
+@op("complex", ("real", "imag"))
+def _complex(types, attrs):
+    """real + imag * 1j; float32 parts make complex64, float64 parts complex128."""
+    dt = same_dtype(types, (D.float32, D.float64))
+    return TT(D.complex64 if dt is D.float32 else D.complex128,
+              broadcast(types[0].shape, types[1].shape))
 
 
 @op("is_nan", ("x",), differentiable=False)
@@ -98,7 +132,11 @@ def _add_n(types, attrs):
 
 @op("cast", ("x",), attrs=(("dtype", "dtype"),))
 def _cast(types, attrs):
-    return TT(D.as_dtype(attrs["dtype"]), types[0].shape)
+    src, dst = types[0].dtype, D.as_dtype(attrs["dtype"])
+    if (src is D.string) != (dst is D.string):  # TF: strings convert only through ops
+        raise InferenceError(f"Cast {src.name} to {dst.name} is not supported",
+                             UnimplementedError)
+    return TT(dst, types[0].shape)
 
 
 @op("clip_by_value", ("t", "clip_value_min", "clip_value_max"))

@@ -20,9 +20,9 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import FileLineColLoc, NameLoc
 
 from ...ir import dtypes as D
-from ...ir.dialect import (CreateTokenOp, ResourceType, TokenType, YieldOp,
+from ...ir.dialect import (CreateTokenOp, ResourceType, StringType, TokenType, YieldOp,
                            from_xdsl_type)
-from ...ir.errors import UnimplementedError
+from ...ir.errors import InvalidArgumentError, UnimplementedError
 
 RULES: dict = {}
 
@@ -65,6 +65,8 @@ _ELEM = {
     D.int64: lambda: ir.IntegerType.get_signless(64),
     D.uint8: lambda: ir.IntegerType.get_unsigned(8),
     D.bool_: lambda: ir.IntegerType.get_signless(1),
+    D.complex64: lambda: ir.ComplexType.get(ir.F32Type.get()),
+    D.complex128: lambda: ir.ComplexType.get(ir.F64Type.get()),
 }
 
 
@@ -205,9 +207,27 @@ def _where(op) -> str:
     return "unknown location"
 
 
-def _check_static(fn):
-    """XLA compiles static shapes only: name the first op whose result shape depends on data."""
-    for op in fn.walk():
+def refuse_strings(fname: str, op):
+    """TF's error for a string tensor under jit_compile (its class and opening words)."""
+    what = "the function's results" if op.name == "func.return" else \
+        f"{op.name} at {_where(op)}"
+    raise InvalidArgumentError(None, op.name, f"Detected unsupported operations when trying "
+                               f"to compile graph {fname} on XLA_CPU_JIT: {what} hold string "
+                               f"tensors, which XLA has no type for; call the function "
+                               f"without jit_compile")
+
+
+def _is_string(value) -> bool:
+    return isinstance(getattr(value.type, "element_type", None), StringType)
+
+
+def _check_static(fn, fname: str):
+    """XLA compiles static shapes of numbers only: name the first op that touches a string
+    tensor, or whose result shape depends on data."""
+    for op in fn.walk():  # a string constant is named by the op that uses it
+        if any(map(_is_string, op.operands)) or (
+                op.name != "df.const" and any(map(_is_string, op.results))):
+            refuse_strings(fname, op)
         for r in op.results:
             tt = from_xdsl_type(r.type)
             if tt is None:
@@ -222,7 +242,7 @@ def _check_static(fn):
 
 def _dtype_of_elem(elem) -> D.DType:
     s = str(elem)
-    for dt in D.ALL:
+    for dt in D.ALL + D.COMPLEX:
         if dt.mlir == s:
             return dt
     raise UnimplementedError(None, None, f"unsupported element type {s}")
@@ -232,7 +252,7 @@ def lower_module(module, fname: str, donate: bool = True) -> LoweredModule:
     """Lower the df module's entry function to a StableHLO `@main`."""
     fn = next(op for op in module.ops if isinstance(op, func.FuncOp))
     block = fn.body.block
-    _check_static(fn)
+    _check_static(fn, fname)
     ctx = LoweringContext(fname)
     with ctx.mlir, ir.Location.unknown():
         m = ir.Module.create()

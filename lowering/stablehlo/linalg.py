@@ -50,7 +50,7 @@ def dot(ctx, a, b, batch_a, batch_b, contract_a, contract_b):
         lhs_batching_dimensions=list(batch_a), rhs_batching_dimensions=list(batch_b),
         lhs_contracting_dimensions=list(contract_a), rhs_contracting_dimensions=list(contract_b))
     precision = None
-    if dt.is_floating:
+    if dt.is_floating or dt.is_complex:
         highest = hlo.PrecisionAttr.get("HIGHEST")
         precision = ir.ArrayAttr.get([highest, highest])
     return hlo.dot_general(out_t, a, b, dims, precision_config=precision)

@@ -36,7 +36,8 @@ COMPARE = {"equal": "EQ", "not_equal": "NE", "less": "LT", "less_equal": "LE",
 def compare(ctx, x, y, direction: str):
     """stablehlo.compare with the comparison type of the operands' element type."""
     dt = ctx.dtype(x)
-    kind = "FLOAT" if dt.is_floating else ("SIGNED" if dt.kind == "i" else "UNSIGNED")
+    kind = "FLOAT" if dt.is_floating or dt.is_complex else (
+        "SIGNED" if dt.kind == "i" else "UNSIGNED")
     return hlo.compare(x, y, hlo.ComparisonDirectionAttr.get(direction),
                        compare_type=hlo.ComparisonTypeAttr.get(kind))
 
@@ -179,3 +180,16 @@ def _float_to_int(ctx, x, dst, t):
 def _clip(ctx, op, x, lo, hi):
     t = ctx.result_type(op)
     return hlo.minimum(hlo.maximum(x, ctx.broadcast(lo, t)), ctx.broadcast(hi, t))
+
+
+# --- complex numbers --------------------------------------------------------------------------
+register_lowering("real")(lambda ctx, op, x: hlo.real(x))
+register_lowering("imag")(lambda ctx, op, x: hlo.imag(x))
+register_lowering("conj")(lambda ctx, op, x: hlo.complex(hlo.real(x), hlo.negate(hlo.imag(x))))
+
+
+@register_lowering("complex")
+def _complex(ctx, op, re, im):
+    shape = ir.RankedTensorType(ctx.result_type(op)).shape
+    part = ctx.tensor_type(ctx.dtype(re), shape)
+    return hlo.complex(ctx.broadcast(re, part), ctx.broadcast(im, part))

@@ -27,6 +27,5 @@ def register(name, fn):
     return fn
 
 
-from . import math, reduce, linalg, array, nn, random, state, logging, fused  # noqa: E402,F401
-from . import segment  # noqa: E402,F401  (issue 11)
-from . import counting  # noqa: E402,F401  (issue 11)
+from . import (math, reduce, linalg, array, nn, random, state, logging, fused,  # noqa: E402,F401
+               strings, segment, counting)

@@ -177,7 +177,15 @@ def _np_index(entry):
 @kernel("strided_slice")
 def strided_slice(x, **masks):
     index, _ = _checked(lambda: strided_slice_plan(x.shape, **masks))
-    return x[tuple(_np_index(e) for e in index)]
+    return _array(x[tuple(_np_index(e) for e in index)])
+
+
+def _array(element_or_array):
+    """NumPy indexes an object array down to the bare element; a string scalar stays a 0-d
+    array (numbers come back as NumPy scalars, which are arrays enough)."""
+    if element_or_array.__class__ is bytes:
+        return np.array(element_or_array, dtype=object)
+    return element_or_array
 
 
 # --- gather and scatter -------------------------------------------------------------------
@@ -198,7 +206,7 @@ def gather(params, indices, axis, batch_dims):
         pos, txt = _first_bad(bad)
         raise _invalid(f"indices[{txt}] = {indices[pos]} is not in [0, {n})")
     if bd == 0:
-        return np.take(params, indices, axis=axis)
+        return _array(np.take(params, indices, axis=axis))
     _infer("gather", [params, indices], {"axis": axis, "batch_dims": bd})
     # Flatten the batch dims to one, gather with a batch coordinate, restore the layout.
     batch = params.shape[:bd]

@@ -34,6 +34,8 @@ _DIGITS = {2: (3, 5), 4: (6, 9), 8: (15, 17)}
 
 
 def _scalar(x) -> str:
+    if isinstance(x, bytes):
+        return '"' + x.decode("utf-8", "backslashreplace") + '"'
     if isinstance(x, (bool, np.bool_)):
         return "1" if x else "0"
     if isinstance(x, np.floating) or type(x).__name__ == "bfloat16":
@@ -65,7 +67,10 @@ def _ends(a, n):
 
 @kernel("print")
 def print_(*inputs, template, stream, summarize, end):
-    text = template.format(*(format_tensor(x, summarize) for x in inputs))
+    # TF prints a scalar string bare; inside tensors strings are quoted
+    text = template.format(*(x[()].decode("utf-8", "backslashreplace")
+                             if x.dtype == object and x.ndim == 0
+                             else format_tensor(x, summarize) for x in map(np.asarray, inputs)))
     out = _STREAMS[stream]()
     out.write(text + end)
     out.flush()

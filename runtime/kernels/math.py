@@ -137,6 +137,8 @@ def add_n(*xs):
 def cast(x, dtype):
     target = np.dtype(dtype.np)
     x = np.asarray(x)
+    if x.dtype.kind == "c" and target.kind not in "cb":  # TF keeps the real part
+        x = x.real
     if target.kind in "iu" and (x.dtype.kind == "f" or x.dtype == _BF16):  # bf16's kind is V
         # TF truncates toward zero; NaN/Inf have no integer value, so they become 0 here
         # rather than NumPy's platform-dependent garbage.
@@ -154,3 +156,15 @@ _BF16 = np.dtype(ml_dtypes.bfloat16)
 @kernel("clip_by_value")
 def clip_by_value(t, lo, hi):
     return np.minimum(np.maximum(t, lo), hi).astype(t.dtype)
+
+
+# --- complex numbers --------------------------------------------------------------------------
+register("real", np.real)
+register("imag", np.imag)
+register("conj", np.conj)
+
+
+@kernel("complex")
+def complex_(real, imag):
+    dt = np.complex64 if np.asarray(real).dtype == np.float32 else np.complex128
+    return (real + imag * dt(1j)).astype(dt)

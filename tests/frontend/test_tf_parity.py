@@ -32,6 +32,13 @@ def test_python_values_returned_become_tensors(jit):
     assert out[1][1] is None and out[4] is None and isinstance(out[1], list)
 
 
+def test_a_python_str_returned_becomes_a_string_tensor():
+    # TF 2.21: tf.function(lambda: "héllo")() is <tf.Tensor: shape=(), dtype=string,
+    # numpy=b'h\xc3\xa9llo'> (a graph executor run; XLA refuses string tensors)
+    out = tf.function(lambda: "héllo")()
+    assert out.dtype == tf.string and out.numpy() == "héllo".encode()
+
+
 def test_returning_a_non_tensor_object_raises_typeerror():
     class Fruit:
         pass
@@ -345,9 +352,10 @@ def test_user_trace_types_key_the_cache():
 
 
 # --- every op: a dtype mismatch is TF's class in each mode ---------------------------------------
-# TF 2.21 raises TypeError in every mode for `/` (truediv checks dtypes in Python), and
+# TF 2.21 raises TypeError in every mode for `/` (truediv checks dtypes in Python) and for
+# tf.complex ("The `real` and `imag` components have incorrect types: float32 float64"), and
 # converts softmax_cross_entropy_with_logits' labels to the logits' dtype
-EAGER_TYPEERROR, MIXED_OK = {"div"}, {"softmax_cross_entropy_with_logits"}
+EAGER_TYPEERROR, MIXED_OK = {"div", "complex"}, {"softmax_cross_entropy_with_logits"}
 
 
 def _mixed_dtype_samples():

@@ -128,7 +128,9 @@ UNARY_REF = {
     "is_nan": (np.isnan, None),
     "is_finite": (np.isfinite, None),
 }
-UNARY_OPS = dict(imath.UNARY, is_nan=imath.FLOATS, is_finite=imath.FLOATS)
+# abs is declared apart from the table (a complex magnitude is real); its real dtypes here
+UNARY_OPS = dict(imath.UNARY, abs=imath.SIGNED_NUMERIC, is_nan=imath.FLOATS,
+                 is_finite=imath.FLOATS)
 UNARY_CASES = [(name, dt) for name, allowed in UNARY_OPS.items() for dt in np_dtypes(allowed)]
 
 

@@ -1,0 +1,117 @@
+"""TF's `tf.strings`: string tensors' elementwise transforms, conversions and joins.
+
+`split` differs from TF for a vector input: TF returns a RaggedTensor, flowjit (which has no
+ragged tensors) a Python list of 1-D tensors, one per string (README, "Differences from TF").
+"""
+from __future__ import annotations
+
+from ...ir import dtypes as D
+from ..dispatch import apply, convert_to_tensor
+from ..tensor import Tensor
+from .array import unstack
+from .reduce import _axes
+
+
+def _string(x):
+    """A string op's operand: Python values must be strings (TF's TypeError otherwise);
+    a tensor of another dtype reaches the op, whose inference names it."""
+    if isinstance(x, Tensor) or hasattr(x, "_as_tensor"):
+        return convert_to_tensor(x)
+    return convert_to_tensor(x, dtype=D.string)
+
+
+def length(input, unit="BYTE", name=None):  # noqa: A002  (TF's argument names)
+    """The length of each string in bytes, or in UTF-8 characters (`unit="UTF8_CHAR"`)."""
+    return apply("string_length", (_string(input),), {"unit": unit})
+
+
+def upper(input, encoding="", name=None):  # noqa: A002
+    """Upper case: ASCII letters only, every letter with `encoding="utf-8"`."""
+    return apply("string_upper", (_string(input),), {"encoding": encoding})
+
+
+def lower(input, encoding="", name=None):  # noqa: A002
+    """Lower case: ASCII letters only, every letter with `encoding="utf-8"`."""
+    return apply("string_lower", (_string(input),), {"encoding": encoding})
+
+
+def strip(input, name=None):  # noqa: A002
+    """Leading and trailing ASCII whitespace removed."""
+    return apply("string_strip", (_string(input),))
+
+
+def regex_full_match(input, pattern, name=None):  # noqa: A002
+    """Whether each whole string matches `pattern` (a Python string; TF's is RE2 syntax,
+    which Python's `re` reads the same for the common subset)."""
+    return apply("regex_full_match", (_string(input),), {"pattern": str(pattern)})
+
+
+def join(inputs, separator="", name=None):
+    """Elementwise concatenation of the inputs with `separator` between them."""
+    return apply("string_join", tuple(_string(x) for x in inputs), {"separator": separator})
+
+
+def reduce_join(inputs, axis=None, keepdims=False, separator="", name=None):
+    """Concatenation along `axis` (all axes when None) with `separator` between elements."""
+    return apply("reduce_join", (_string(inputs),),
+                 {"axis": _axes(axis, "reduce_join"), "keepdims": bool(keepdims),
+                  "separator": separator})
+
+
+def split(input, sep=None, maxsplit=-1, name=None):  # noqa: A002
+    """A scalar splits into a 1-D tensor of its pieces (on runs of whitespace when `sep` is
+    None). A vector gives a list with one such tensor per string (TF: a RaggedTensor)."""
+    x = _string(input)
+    if x.shape.rank is None or x.shape.rank > 1:
+        raise ValueError(f"strings.split: flowjit splits a scalar or a vector of known "
+                         f"length (no ragged tensors), got shape {x.shape}")
+    attrs = {"sep": sep or "", "maxsplit": int(maxsplit)}
+    if x.shape.rank == 0:
+        return apply("string_split", (x,), attrs)
+    return [apply("string_split", (s,), attrs) for s in unstack(x)]
+
+
+def format(template, inputs, placeholder="{}", summarize=3, name=None):  # noqa: A001
+    """The template with each placeholder replaced by the next input, formatted as
+    `tf.print` formats tensors (strings inside quotes)."""
+    if not isinstance(inputs, (list, tuple)):
+        inputs = [inputs]
+    return apply("string_format", tuple(convert_to_tensor(x) for x in inputs),
+                 {"template": template, "placeholder": placeholder,
+                  "summarize": -1 if summarize is None else int(summarize)})
+
+
+def as_string(input, precision=-1, scientific=False, shortest=False, width=-1,  # noqa: A002
+              fill="", name=None):
+    """Each element as text: `%f`-style floats (`%e` when scientific, `%g` when shortest),
+    integers, `true`/`false`; `width` pads with `fill` (spaces by default)."""
+    return apply("as_string", (convert_to_tensor(input),),
+                 {"precision": int(precision), "scientific": bool(scientific),
+                  "shortest": bool(shortest), "width": int(width), "fill": fill})
+
+
+def to_number(input, out_type=D.float32, name=None):  # noqa: A002
+    """Each string parsed as a number of `out_type` (float32, float64, int32 or int64)."""
+    return apply("string_to_number", (_string(input),), {"out_type": D.as_dtype(out_type)})
+
+
+def substr(input, pos, len, unit="BYTE", name=None):  # noqa: A002
+    """`len` bytes (or UTF-8 characters) of each string from `pos`; a negative pos counts
+    from the end. pos and len are scalars or have the input's shape."""
+    x = _string(input)
+    p = convert_to_tensor(pos)
+    return apply("substr", (x, p, convert_to_tensor(len, dtype=p.dtype) if not isinstance(
+        len, Tensor) else len), {"unit": unit})
+
+
+_NAMES = ["length", "upper", "lower", "strip", "regex_full_match", "join", "reduce_join",
+          "split", "format", "as_string", "to_number", "substr"]
+EXPORTS = {"strings": _NAMES, "": ["as_string"]}
+API_FOR_OP = {
+    "string_length": "strings.length", "string_upper": "strings.upper",
+    "string_lower": "strings.lower", "string_strip": "strings.strip",
+    "regex_full_match": "strings.regex_full_match", "string_join": "strings.join",
+    "reduce_join": "strings.reduce_join", "string_split": "strings.split",
+    "string_format": "strings.format", "as_string": "strings.as_string",
+    "string_to_number": "strings.to_number", "substr": "strings.substr",
+}

@@ -33,6 +33,8 @@ def gradient(*opnames):
             if all(g is None for g in grads) or not any(is_float(t) for t in op.inputs):
                 return [None] * n
             out = list(fn(op, *grads))
+            if op.opdef.tensor_attrs:  # run-time attribute operands get no gradient
+                out += [None] * (n - len(out))
             if len(out) != n:
                 raise AssertionError(f"gradient of '{op.opdef.name}' returned {len(out)} "
                                      f"entries for {n} inputs")

@@ -173,7 +173,11 @@ def _broadcast_to(types, attrs):
     for a, b in zip(reversed(x.shape), reversed(target)):
         if a is not None and b is not None and a != 1 and a != b:
             raise InferenceError(f"Incompatible shapes: {_fmt(x.shape)} vs. {_fmt(target)}")
-    return TT(x.dtype, target)
+    # a target dim computed in the graph must equal an input dim other than 1 (as TF infers)
+    lead = len(target) - len(x.shape)
+    return TT(x.dtype, tuple(x.shape[i - lead] if d is None and i >= lead and
+                             x.shape[i - lead] not in (None, 1) else d
+                             for i, d in enumerate(target)))
 
 
 @op("fill_like", ("input", "value"), differentiable=False)

@@ -658,7 +658,8 @@ def stage_loop(test, body, get_state, set_state, names, opts, iterable=None, ext
     outs = control_flow.while_loop(
         cond_fn, body_fn, flat0,
         shape_invariants=inv if any(s is not None for s in inv) else None,
-        maximum_iterations=opts.get("maximum_iterations"))
+        maximum_iterations=opts.get("maximum_iterations"),
+        static_trip_bound=n_static if iterable is not None else None)
     outs = list(outs)
     if iterable is not None:
         outs = outs[1:]

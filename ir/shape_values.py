@@ -43,6 +43,23 @@ def known_value(node, index: int = 0, leaf=None):
     return None if is_partial(v) else v
 
 
+def data_source(node, index: int = 0) -> str:
+    """Names the op whose tensor values (not shapes) make `node`'s value unknown: the first
+    input, walking up, that no shape rule can evaluate."""
+    seen = set()
+    todo = [(node, index)]
+    while todo:
+        n, i = todo.pop()
+        if n in seen:
+            continue
+        seen.add(n)
+        if n.op not in _RULES or n.op in ("const", "shape", "size"):
+            return f"'{n.op}' node {n.name} ({n.location})"
+        todo.extend((src, j) for src, j in n.inputs if is_partial(partial_value(src, j))
+                    or not src.out_types[j].dtype.is_integer)
+    return f"'{node.op}' node {node.name} ({node.location})"
+
+
 def _input(node, i, leaf):
     src, idx = node.inputs[i]
     return partial_value(src, idx, leaf)

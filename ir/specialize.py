@@ -11,7 +11,7 @@ from __future__ import annotations
 from .errors import InvalidArgumentError, UnimplementedError
 from .graph import Graph, Node
 from .registry import OPS, InferenceError, infer_types
-from .shape_values import known_value
+from .shape_values import data_source, known_value
 
 
 def specialize(graph: Graph, arg_types) -> Graph:
@@ -38,9 +38,9 @@ class _Specializer:
                     ins = _fold_attr_operands(node, ins, attrs)
                 try:
                     out_types = infer_types(OPS[node.op], in_types, attrs)
-                except InferenceError as e:
-                    raise UnimplementedError(None, node.op, f"specializing {node.name} "
-                                             f"({node.location}): {e}") from None
+                except InferenceError as e:  # a shape error only the concrete shapes show
+                    raise e.error_class(None, node.op, f"{node.op}: {e} [node {node.name} at "
+                                        f"{node.location}, specialized for XLA]") from None
             else:
                 out_types = getattr(self, "_" + node.op)(node, in_types, attrs)
             nn = Node(node.name, node.op, ins, attrs, out_types,
@@ -101,7 +101,7 @@ def _fold_attr_operands(node, ins, attrs):
                 None, node.op, f"{node.op}: `{name}` of node {node.name} ({node.location}) "
                 f"must be a compile-time constant. XLA compilation requires that operator "
                 f"arguments that represent shapes or dimensions be evaluated to concrete values "
-                f"at compile time; this one depends on the values of tensors ({src.op} "
-                f"{src.name}), not only on their shapes")
+                f"at compile time; this one depends on the value computed by "
+                f"{data_source(src, i)}, not only on shapes")
         attrs[name] = value
     return ins[:n]

@@ -56,6 +56,13 @@ def attr(op, name):
     return default
 
 
+def graph_attrs(op) -> dict:
+    """The op's attributes computed in the graph (its `tensor_attrs` fed by operands), as the
+    tensors that hold them; empty for the usual static attributes."""
+    n = len(op.opdef.inputs)
+    return dict(zip(op.opdef.attr_operands(op.attrs), op.inputs[n:]))
+
+
 def unsupported(opname, why):
     return NotImplementedError(f"gradient of '{opname}': {why}")
 

@@ -25,6 +25,15 @@ def _captured_value(node):
     return None
 
 
+def _error(t, traced_class, opname, message):
+    """TF's class for a bad shape argument: `traced_class` while building a graph (TF's
+    op-construction check), InvalidArgumentError for an eager tensor (TF's kernel check)."""
+    text = f"{opname}: {message} [at {errors.user_frame()}]"
+    if t._value is not None:
+        return errors.InvalidArgumentError(None, opname, text)
+    return traced_class(text)
+
+
 def traced_value(t):
     """What is known of integer tensor `t`'s value now: an int or tuple (entries None where
     unknown), or None (nothing known, not even the length)."""
@@ -49,14 +58,12 @@ def tensor_arg(value, opname: str, what: str, scalar=False, dtype=None):
     of it is unknown, the integer tensor that holds it (else None)."""
     t = convert_to_tensor(value, dtype_hint=dtype or D.int32)
     if not t.dtype.is_integer:
-        raise errors.InvalidArgumentError(
-            None, opname, f"{opname}: `{what}` must be an integer tensor, got {t.dtype.name} "
-            f"[at {errors.user_frame()}]")
+        raise _error(t, TypeError, opname, f"`{what}` has DataType {t.dtype.name} not in list "
+                                           f"of allowed values: int32, int64")
     rank = t.shape.rank
     if rank is None or rank > 1 or (scalar and rank == 1 and t.shape[0] != 1):
-        raise errors.InvalidArgumentError(
-            None, opname, f"{opname}: `{what}` must be a {'scalar' if scalar else 'vector'}, "
-            f"got a tensor of shape {t.shape} [at {errors.user_frame()}]")
+        raise _error(t, ValueError, opname, f"`{what}` must be rank {0 if scalar else 1} but "
+                                            f"is rank {rank}, shape {t.shape}")
     v = traced_value(t)
     if scalar and isinstance(v, tuple):
         v = v[0]

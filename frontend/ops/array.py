@@ -680,6 +680,9 @@ def range(start, limit=None, delta=1, dtype=None, name="range"):  # noqa: A001
         if _is_tensor_like(v):
             t = convert_to_tensor(v)
             if t.shape.rank not in (0, 1) or (t.shape.rank == 1 and t.shape[0] != 1):
+                if t._value is None:  # TF's graph-construction check
+                    raise ValueError(f"range: Shape must be rank 0 but is rank {t.shape.rank} "
+                                     f"for '{what}' [at {errors.user_frame()}]")
                 raise _invalid("range", f"bounds must be scalars, got {t!r}")
             x = traced_value(t) if t.dtype.is_integer else _known_value(t, "range", what)
             x = x[0] if isinstance(x, (list, tuple)) else x

@@ -119,3 +119,62 @@ def test_random_normal_with_a_computed_shape():
     assert out.shape == (40, 50) and out.dtype == np.float32
     assert abs(out.mean()) < 0.1 and abs(out.std() - 1) < 0.1
     assert f.get_concrete_function().outputs[0].shape.as_tuple() == (None, 50)
+
+
+# --- errors: TF's classes; messages name the op, the shapes and the user's line ------------
+def _bad_reshape(x, l):
+    return tf.reshape(x, [tf.shape(x)[0], 5])
+
+
+def test_static_shape_error_raises_valueerror_while_tracing():
+    # TF 2.21: ValueError "Cannot reshape a tensor with 6 elements to shape [2,5] ..."
+    with pytest.raises(ValueError, match=r"reshape.*float32\[2,3\].*6 values.*has 10.*"
+                                         r"test_shape_idioms.py"):
+        tf.function(_bad_reshape)(np.zeros((2, 3), np.float32), LABELS)
+
+
+@pytest.mark.parametrize("jit", [False, True], ids=["executor", "xla"])
+def test_run_time_shape_error_raises_invalidargument(jit):
+    # TF 2.21: InvalidArgumentError "Input to reshape is a tensor with 6 values, but the
+    # requested shape has 10" (executor and XLA)
+    f = tf.function(_bad_reshape, input_signature=_specs([None, 3]), jit_compile=jit)
+    with pytest.raises(tf.errors.InvalidArgumentError,
+                       match=r"(?s)reshape.*6 values.*has 10.*test_shape_idioms.py"):
+        f(np.zeros((2, 3), np.float32), LABELS)
+
+
+def test_data_dependent_shape_under_xla_is_not_a_compile_time_constant():
+    # TF 2.21: InvalidArgumentError "Input 0 to node `zeros` with op Fill must be a
+    # compile-time constant."
+    @tf.function(jit_compile=True)
+    def f(x):
+        return tf.zeros([tf.cast(tf.reduce_sum(x), tf.int32)])
+
+    with pytest.raises(tf.errors.InvalidArgumentError,
+                       match=r"(?s)broadcast_to.*test_shape_idioms.py.*compile-time constant"
+                             r".*reduce_sum"):
+        f(np.ones((2, 3), np.float32))
+    # the executor runs it: the size is known at run time
+    assert tf.function(f.python_function)(np.ones((2, 3), np.float32)).shape == (6,)
+
+
+@pytest.mark.parametrize("fn,cls,pattern", [
+    # TF 2.21: TypeError "Value passed to parameter 'shape' has DataType float32 not in list
+    # of allowed values: int32, int64"
+    (lambda x: tf.reshape(x, tf.cast(tf.shape(x), tf.float32)), TypeError, "float32"),
+    (lambda x: tf.zeros(tf.cast(tf.shape(x), tf.float32)), TypeError, "float32"),
+    # TF 2.21: ValueError "Shape must be rank 2 but is rank 1 for '{{node Tile}} ..."
+    (lambda x: tf.tile(x, [tf.shape(x)[0]]), ValueError, "tile"),
+    # TF 2.21: ValueError "Shape must be rank 0 but is rank 1 for 'limit' ..."
+    (lambda x: tf.range(tf.shape(x)), ValueError, "rank 0"),
+], ids=["reshape-float", "zeros-float", "tile-rank", "range-rank"])
+def test_bad_shape_arguments_while_tracing(fn, cls, pattern):
+    with pytest.raises(cls, match=rf"(?s){pattern}.*test_shape_idioms.py"):
+        tf.function(fn)(np.zeros((4, 3), np.float32))
+
+
+def test_bad_shape_argument_dtype_eagerly():
+    # TF 2.21: InvalidArgumentError "Value for attr 'Tshape' of float is not in the list of
+    # allowed values: int32, int64"
+    with pytest.raises(tf.errors.InvalidArgumentError, match="reshape"):
+        tf.reshape(tf.zeros([4, 3]), tf.constant([2.0, 6.0]))

@@ -11,7 +11,7 @@ from ..ir.dialect import CaseOp, CondOp, CreateTokenOp, DfOp, TokenType, WhileOp
     from_xdsl_type
 from ..ir.errors import UnimplementedError
 from ..runtime.executor import CASE, COND, MANY, NONE, ONE, WHILE, Plan
-from ..runtime.kernels import KERNELS
+from ..runtime.kernels import KERNELS, bind_attr_operands
 
 
 def build_plan(module: ModuleOp, name: str | None = None) -> Plan:
@@ -95,6 +95,8 @@ class _Builder:
         ins = self._ins(op.operands)
         outs = self._outs(op.results)
         attrs = op.python_attrs()
+        if op.opdef.tensor_attrs and len(ins) > len(op.opdef.inputs):
+            fn = bind_attr_operands(op.opdef, fn, attrs)
         if len(outs) == 0:
             return (NONE, fn, ins, (), attrs, _label(op))
         if len(outs) == 1:  # kernels return a bare array for one result (as in eager)

@@ -112,6 +112,8 @@ def _int(value, opname, what, err=TypeError):
 
 def _shape_attr(value, opname, what, err=errors.InvalidArgumentError):
     """(static tuple, run-time operand or None) of a 1-D argument TF takes as a tensor."""
+    if type(value) in (list, tuple) and all(type(v) is int for v in value):
+        return tuple(value), None  # the common case, first
     if is_tensor_arg(value):
         return tensor_arg(value, opname, what)
     return _ints(value, opname, what, err), None
@@ -519,7 +521,11 @@ def slice_helper(tensor, slice_spec):
             end.append(k + 1)
             strides.append(1)
             masks["shrink_axis_mask"] |= bit
-    out = _strided_slice(t, begin, end, strides, masks)
+    if all(type(v) is int for v in (*begin, *end, *strides)):
+        out = apply("strided_slice", (t,), {"begin": tuple(begin), "end": tuple(end),
+                                            "strides": tuple(strides), **masks})
+    else:  # a bound computed in the graph
+        out = _strided_slice(t, begin, end, strides, masks)
     if dynamic:
         axes = _output_axes(slice_spec, t.shape.rank)
         for pos, index in reversed(dynamic):  # last axis first: earlier axes keep their number

@@ -30,6 +30,7 @@ def register(name, fn):
 from . import math, reduce, linalg, array, nn, random, state, logging, fused  # noqa: E402,F401
 
 
+
 def _attr_value(array, static):
     """A run-time attribute operand as the kernel takes the attribute: a tuple of ints for a
     list attribute (flattened: paddings arrive as a matrix), else a Python scalar."""
@@ -38,27 +39,15 @@ def _attr_value(array, static):
     return tuple(int(v) for v in array.reshape(-1))
 
 
-def _binding_attr_operands(opdef, fn):
-    """`fn` taking `opdef.tensor_attrs` given as trailing operands (see `ir.registry.op`);
-    a call without them costs one length test."""
+def bind_attr_operands(opdef, fn, attrs: dict):
+    """`fn` for one op instance whose partial `tensor_attrs` (see `ir.registry.op`) arrive as
+    trailing operands: they are written into the attributes before each call. Bound once,
+    when a plan is built; ops without such operands keep their kernel as is."""
     n = len(opdef.inputs)
+    names = opdef.attr_operands(attrs)
 
-    def run(*args, **attrs):
-        if len(args) > n:
-            for name, value in zip(opdef.attr_operands(attrs), args[n:]):
-                attrs[name] = _attr_value(value, attrs[name])
-            args = args[:n]
-        return fn(*args, **attrs)
-    run.__name__, run.__doc__ = fn.__name__, fn.__doc__
+    def run(*args, **given):
+        for name, value in zip(names, args[n:]):
+            given[name] = _attr_value(value, given[name])
+        return fn(*args[:n], **given)
     return run
-
-
-def _bind_attr_operands():
-    from ...ir import ops  # noqa: F401  (declares every op)
-    from ...ir.registry import OPS
-    for name, opdef in OPS.items():
-        if opdef.tensor_attrs and name in KERNELS:
-            KERNELS[name] = _binding_attr_operands(opdef, KERNELS[name])
-
-
-_bind_attr_operands()

@@ -14,7 +14,7 @@ from ...ir import dtypes as D
 from ...ir.errors import InvalidArgumentError
 from ...ir.shapes import TensorShape
 from ...runtime.kernels import random as _kernels
-from ..dispatch import apply, convert_to_tensor
+from ..dispatch import convert_to_tensor
 from ..shape_args import apply_tensor_attrs, is_tensor_arg, tensor_arg
 from ..tensor import Tensor
 from . import math as _math

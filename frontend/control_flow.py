@@ -164,8 +164,13 @@ def add_branch_node(g, op, selector, graphs, out_types, stateful=None, name=None
 
 # --- while_loop ----------------------------------------------------------------------------
 def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations=10,
-               back_prop=True, swap_memory=False, maximum_iterations=None, name=None):
-    """Repeat `loop_vars = body(*loop_vars)` while `cond(*loop_vars)`."""
+               back_prop=True, swap_memory=False, maximum_iterations=None, name=None,
+               static_trip_bound=None):
+    """Repeat `loop_vars = body(*loop_vars)` while `cond(*loop_vars)`.
+
+    `static_trip_bound` (AutoGraph's, not TF's API) is a Python int the caller knows bounds
+    the iterations (a `for` over a range of static length): gradients under XLA size their
+    per-iteration storage with it, as with `maximum_iterations`, without an extra counter."""
     if not callable(cond) or not callable(body):
         raise TypeError("while_loop: cond and body must be callable")
     single = not isinstance(loop_vars, (list, tuple))
@@ -219,8 +224,11 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
         def wbody(*vs):
             return _normalize_body_out(body(*vs), single)
 
-    outs = _while_node(g, wcond, wbody, full, flat, tts, paths, structure, name,
-                       _static_int(maximum_iterations), record=bool(back_prop))
+    bound = _static_int(maximum_iterations)
+    if bound is None:
+        bound = static_trip_bound
+    outs = _while_node(g, wcond, wbody, full, flat, tts, paths, structure, name, bound,
+                       record=bool(back_prop))
     outs = list(outs[1:] if counter else outs)
     result = nest.pack_sequence_as(structure, outs)
     return result[0] if single else result

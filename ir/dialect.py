@@ -28,7 +28,7 @@ from xdsl.traits import IsTerminator, Pure, RecursiveMemoryEffect
 from xdsl.utils.exceptions import VerifyException
 
 from . import dtypes as D
-from .registry import OPS, TT, InferenceError, OpDef, ResourceTT
+from .registry import OPS, TT, InferenceError, OpDef, ResourceTT, infer_types
 
 
 # --- types ------------------------------------------------------------------------------
@@ -120,6 +120,11 @@ def from_xdsl_type(ty: Attribute):
 
 
 # --- attributes ---------------------------------------------------------------------------
+# An int list's unknown entry (a shape attribute's None dim, a partial `tensor_attrs` value);
+# -1 is a real value of several int attributes (reshape's inferred size).
+UNKNOWN_INT = -(2 ** 63)
+
+
 def encode_attr(value) -> Attribute | None:
     """A registry attribute value -> an xDSL attribute (None means "absent")."""
     if value is None:
@@ -152,7 +157,8 @@ def encode_attr(value) -> Attribute | None:
     if isinstance(value, (tuple, list)):
         if all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) or v is None
                for v in value):
-            return DenseArrayBase.from_list(i64, [-1 if v is None else int(v) for v in value])
+            return DenseArrayBase.from_list(
+                i64, [UNKNOWN_INT if v is None else int(v) for v in value])
         if all(isinstance(v, (int, float, np.number)) for v in value):
             return DenseArrayBase.from_list(f64, [float(v) for v in value])
         return ArrayAttr([encode_attr(v) for v in value])
@@ -172,7 +178,9 @@ def decode_attr(attr: Attribute, kind: str = "any"):
     if isinstance(attr, DenseArrayBase):
         vals = tuple(attr.get_values())
         if kind == "shape":
-            return tuple(None if v == -1 else int(v) for v in vals)
+            return tuple(None if v in (-1, UNKNOWN_INT) else int(v) for v in vals)
+        if kind == "ints":
+            return tuple(None if v == UNKNOWN_INT else int(v) for v in vals)
         return tuple(float(v) for v in vals) if kind == "floats" else tuple(
             int(v) if isinstance(v, int) else float(v) for v in vals)
     if isinstance(attr, DenseIntOrFPElementsAttr):
@@ -224,10 +232,9 @@ class DfOp(IRDLOperation):
             raise VerifyException(f"{self.name} expects inputs ({', '.join(opdef.inputs)}), "
                                   f"got {len(types)}")
         try:
-            expected = opdef.infer(types, self.python_attrs())
+            expected = infer_types(opdef, types, self.python_attrs())
         except InferenceError as e:
             raise VerifyException(f"{self.name}: {e}") from None
-        expected = (expected,) if isinstance(expected, TT) else tuple(expected)
         got = [from_xdsl_type(v.type) for v in outs]
         if len(got) != len(expected) or any(
                 g.dtype is not e.dtype or not _shape_compatible(g.shape, e.shape)

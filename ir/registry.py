@@ -94,6 +94,7 @@ class OpDef:
     differentiable: bool = True
     doc: str = ""
     extra: dict = field(default_factory=dict)
+    tensor_attrs: tuple = ()
 
     @property
     def variadic(self) -> bool:
@@ -101,7 +102,14 @@ class OpDef:
 
     def arity_ok(self, n: int) -> bool:
         fixed = len(self.inputs) - (1 if self.variadic else 0)
-        return n >= fixed if self.variadic else n == fixed
+        if self.variadic:
+            return n >= fixed
+        return fixed <= n <= fixed + len(self.tensor_attrs)
+
+    def attr_operands(self, attrs: dict) -> tuple:
+        """The `tensor_attrs` fed by trailing operands: those whose static value is partial
+        (see `is_partial`), in declaration order."""
+        return tuple(a for a in self.tensor_attrs if is_partial(attrs.get(a)))
 
     def resolve_attrs(self, given: dict) -> dict:
         """Attributes in declaration order with defaults filled in; unknown names raise."""
@@ -126,9 +134,20 @@ class OpDef:
 OPS: dict[str, OpDef] = {}
 
 
+def is_partial(value) -> bool:
+    """Whether an attribute value is only partly known at trace time: None, or a tuple with
+    None entries. Such a value comes with an operand that holds it at run time."""
+    return value is None or (type(value) is tuple and None in value)
+
+
 def op(name: str, inputs=(), attrs=(), *, family: str | None = None, stateful=False,
-       differentiable=True):
-    """Declare an op. `attrs` is a sequence of `(name, kind)` or `(name, kind, default)`."""
+       differentiable=True, tensor_attrs=()):
+    """Declare an op. `attrs` is a sequence of `(name, kind)` or `(name, kind, default)`.
+
+    `tensor_attrs` names the attributes TF takes as tensors (shapes, sizes, bounds). When one is
+    computed in the graph, its attribute holds what is known at trace time (None where not)
+    and an extra trailing operand, after the declared inputs, holds the value at run time;
+    inference sees only the declared inputs."""
     def deco(infer):
         if name in OPS:
             raise ValueError(f"op '{name}' is declared twice")
@@ -137,7 +156,7 @@ def op(name: str, inputs=(), attrs=(), *, family: str | None = None, stateful=Fa
         for a in attrs:
             adefs[a[0]] = AttrDef(a[0], a[1], a[2] if len(a) > 2 else REQUIRED)
         OPS[name] = OpDef(name, fam, tuple(inputs), adefs, infer, stateful, differentiable,
-                          (infer.__doc__ or "").strip())
+                          (infer.__doc__ or "").strip(), tensor_attrs=tuple(tensor_attrs))
         return infer
     return deco
 
@@ -150,6 +169,8 @@ def get(name: str) -> OpDef:
 
 
 def infer_types(opdef: OpDef, types, attrs: dict) -> tuple:
-    """Run an op's inference and normalize to a tuple of TT."""
+    """Run an op's inference and normalize to a tuple of TT (attribute operands left out)."""
+    if opdef.tensor_attrs and len(types) > len(opdef.inputs):
+        types = types[:len(opdef.inputs)]
     out = opdef.infer(types, attrs)
     return (out,) if isinstance(out, TT) else tuple(out)

@@ -2,13 +2,16 @@
 re-inferred by the registry (the same inference tracing ran).
 
 XLA needs static shapes, so a ConcreteFunction traced with `None` dims is specialized once per
-concrete argument signature before lowering (one trace, N compiles).
+concrete argument signature before lowering (one trace, N compiles). Shape values computed in
+the graph (an op's attribute operands, see `registry.op`) fold to constants here; one that
+depends on data, not on shapes, cannot be compiled and raises (TF's class and reason).
 """
 from __future__ import annotations
 
-from .errors import UnimplementedError
+from .errors import InvalidArgumentError, UnimplementedError
 from .graph import Graph, Node
 from .registry import OPS, InferenceError, infer_types
+from .shape_values import data_source, known_value
 
 
 def specialize(graph: Graph, arg_types) -> Graph:
@@ -31,8 +34,10 @@ class _Specializer:
             in_types = [n.out_types[i] for n, i in ins]
             attrs = dict(node.attrs)
             if node.op in OPS:
+                if len(ins) > len(OPS[node.op].inputs) and OPS[node.op].tensor_attrs:
+                    ins = _fold_attr_operands(node, ins, attrs)
                 try:
-                    out_types = infer_types(OPS[node.op], in_types, node.attrs)
+                    out_types = infer_types(OPS[node.op], in_types, attrs)
                 except InferenceError as e:
                     # The concrete shapes of this call break an op whose trace saw `None` dims:
                     # TF/XLA report the op's own error class (InvalidArgumentError).
@@ -84,3 +89,21 @@ class _Specializer:
                                      f"{body_out}); XLA needs a fixed shape per loop value")
         attrs["cond_graph"], attrs["body_graph"] = cond_g, body_g
         return tuple(loop)
+
+
+def _fold_attr_operands(node, ins, attrs):
+    """Write the values of `node`'s attribute operands into `attrs` (now that shapes are
+    concrete) and return its inputs without them."""
+    opdef = OPS[node.op]
+    n = len(opdef.inputs)
+    for name, (src, i) in zip(opdef.attr_operands(node.attrs), ins[n:]):
+        value = known_value(src, i)
+        if value is None:
+            raise InvalidArgumentError(
+                None, node.op, f"{node.op}: `{name}` of node {node.name} ({node.location}) "
+                f"must be a compile-time constant. XLA compilation requires that operator "
+                f"arguments that represent shapes or dimensions be evaluated to concrete values "
+                f"at compile time; this one depends on the value computed by "
+                f"{data_source(src, i)}, not only on shapes")
+        attrs[name] = value
+    return ins[:n]

@@ -11,7 +11,7 @@ from ..ir.dialect import CaseOp, CondOp, CreateTokenOp, DfOp, TokenType, WhileOp
     from_xdsl_type
 from ..ir.errors import UnimplementedError
 from ..runtime.executor import CASE, COND, MANY, NONE, ONE, WHILE, Plan, StepLabel
-from ..runtime.kernels import KERNELS
+from ..runtime.kernels import KERNELS, bind_attr_operands
 
 
 def build_plan(module: ModuleOp, name: str | None = None) -> Plan:
@@ -96,6 +96,8 @@ class _Builder:
         outs = self._outs(op.results)
         attrs = op.python_attrs()
         label = StepLabel(name, _label(op))
+        if op.opdef.tensor_attrs and len(ins) > len(op.opdef.inputs):
+            fn = bind_attr_operands(op.opdef, fn, attrs)
         if len(outs) == 0:
             return (NONE, fn, ins, (), attrs, label)
         if len(outs) == 1:  # kernels return a bare array for one result (as in eager)

@@ -32,6 +32,7 @@ from ...ir.registry import TT
 from ...ir.shapes import TensorShape
 from .. import control_flow, dispatch, func_graph, nest
 from ..func_graph import FuncGraph, GraphTensor
+from ..shape_args import traced_value
 from ..tensor import Tensor
 from . import lint
 from .errors import InaccessibleTensorError, is_user_file
@@ -382,13 +383,15 @@ def _merge_leaf(name, a, b, g_t, g_f, outs_t, outs_f):
 # --- staged iterables -------------------------------------------------------------------------
 def _static_value(t):
     """The value of a tensor known while tracing (eager, a const node, a captured eager
-    tensor), else None."""
+    tensor, integer arithmetic on static shapes), else None."""
     if isinstance(t, (int, float)) and not isinstance(t, bool):
         return t
     if not isinstance(t, Tensor):
         return None
     if t._value is not None:
         return t.numpy().item() if t.shape.rank == 0 else None
+    if t.dtype.is_integer and t.shape.rank == 0:
+        return traced_value(t)
     node = getattr(t, "_node", None)
     if node is not None and t._index == 0:
         if node.op == "const":
@@ -488,12 +491,8 @@ class TensorRange(_Iterable):
         return g.placeholder(TT(self.dtype, ()), name="probe_itr")
 
     def _as_tensor(self):
-        s = self._static()
-        if s is None:
-            raise NotImplementedError(
-                f"tf.range with bounds known only at run time can only be iterated over by a "
-                f"`for` loop in converted code here [at {errors.user_frame()}]")
         from ..ops.array import range as tf_range
+        s = self._static() or (self.start, self.limit, self.delta)
         return tf_range(*s, dtype=self.dtype)
 
     def __len__(self):
@@ -573,8 +572,8 @@ def as_staged_iterable(x):
     if isinstance(x, TensorList):
         return TensorIter(x.stack()) if x.rep != "probe" else _ProbeListIter(x)
     if isinstance(x, GraphTensor):
-        if x._node.op == "range" and x._index == 0:
-            return TensorRange.from_node(x)
+        if x._node.op == "range" and x._index == 0 and len(x._node.inputs) == 0:
+            return TensorRange.from_node(x)  # bounds known while tracing
         return TensorIter(x)
     if isinstance(x, Tensor) or _is_variable(x):
         return TensorIter(_as_tensor(x))
@@ -720,7 +719,8 @@ def stage_loop(test, body, get_state, set_state, names, opts, iterable=None, ext
     outs = control_flow.while_loop(
         cond_fn, body_fn, flat0,
         shape_invariants=inv if any(s is not None for s in inv) else None,
-        maximum_iterations=opts.get("maximum_iterations"))
+        maximum_iterations=opts.get("maximum_iterations"),
+        static_trip_bound=n_static if iterable is not None else None)
     outs = list(outs)
     if counted:
         _assert_iterated(outs[0], n_static if iterable is not None else None,

@@ -33,6 +33,8 @@ def gradient(*opnames):
             if all(g is None for g in grads) or not any(is_float(t) for t in op.inputs):
                 return [None] * n
             out = list(fn(op, *grads))
+            if op.opdef.tensor_attrs:  # run-time attribute operands get no gradient
+                out += [None] * (n - len(out))
             if len(out) != n:
                 raise AssertionError(f"gradient of '{op.opdef.name}' returned {len(out)} "
                                      f"entries for {n} inputs")
@@ -52,6 +54,13 @@ def attr(op, name):
     if default is REQUIRED:
         raise KeyError(f"op '{op.opdef.name}' was recorded without attribute '{name}'")
     return default
+
+
+def graph_attrs(op) -> dict:
+    """The op's attributes computed in the graph (its `tensor_attrs` fed by operands), as the
+    tensors that hold them; empty for the usual static attributes."""
+    n = len(op.opdef.inputs)
+    return dict(zip(op.opdef.attr_operands(op.attrs), op.inputs[n:]))
 
 
 def unsupported(opname, why):

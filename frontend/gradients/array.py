@@ -14,7 +14,7 @@ from ...ir.registry import InferenceError
 from ..ops import array as A
 from ..ops import math as M
 from ..ops import reduce as R
-from ._util import (attr, coordinate, crop, dims, gradient, need_rank, place,
+from ._util import (attr, coordinate, crop, dims, gradient, graph_attrs, need_rank, place,
                     positions, rank, reshape_like, slice_axis, unbroadcast, unslice,
                     unsupported)
 
@@ -107,6 +107,8 @@ def _split_grad(op, *grads):
 def _tile_grad(op, g):
     x = op.inputs[0]
     mult = attr(op, "multiples")
+    if graph_attrs(op):
+        raise unsupported("tile", "the multiples are computed in the graph")
     if not mult:
         return [g]
     if 0 in mult:
@@ -155,9 +157,16 @@ def _fold(g, axis, before, after, symmetric):
 
 @gradient("pad")
 def _pad_grad(op, g):
-    x, c = op.inputs
-    pairs = _pad_pairs(op)
+    x, c = op.inputs[:2]
     mode = attr(op, "mode")
+    dynamic = graph_attrs(op).get("paddings")
+    if dynamic is not None:
+        if mode != "CONSTANT":
+            raise unsupported("pad", f"{mode} paddings computed in the graph")
+        # flat (before, after) pairs: the befores are every other entry
+        inner = A.slice(g, dynamic[::2], A.shape(x, out_type=dynamic.dtype))
+        return [inner, M.subtract(R.reduce_sum(g), R.reduce_sum(inner))]
+    pairs = _pad_pairs(op)
     if mode == "CONSTANT":
         # The constant fills exactly where a padded tensor of zeros holds ones.
         border = A.pad(A.zeros_like(x), [list(p) for p in pairs], constant_values=A.ones_like(c))
@@ -176,6 +185,10 @@ def _slice_grad(op, g):
     xs = dims(x)
     if xs is None:
         raise unsupported("slice", "the input's rank is unknown")
+    dynamic = graph_attrs(op)
+    if dynamic:
+        begin, size = dynamic.get("begin", begin), dynamic.get("size", size)
+        return [unslice(x, g, lambda t: A.slice(t, begin, size))]
     rows = []
     for d, b, s in zip(xs, begin, size):
         if s == -1:
@@ -222,6 +235,10 @@ def _strided_slice_grad(op, g):
         raise unsupported("strided_slice", "the input's rank is unknown")
     spec = {k: attr(op, k) for k in ("begin", "end", "strides", "begin_mask", "end_mask",
                                      "ellipsis_mask", "new_axis_mask", "shrink_axis_mask")}
+    dynamic = graph_attrs(op)
+    if dynamic:
+        spec.update(dynamic)
+        return [unslice(x, g, lambda t: A.strided_slice(t, **spec))]
     plan = _static_strided_plan(xs, spec)
     if plan is None:
         return [unslice(x, g, lambda t: A.strided_slice(t, **spec))]

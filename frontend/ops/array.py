@@ -1,10 +1,10 @@
 """TF-named API: array family (`tf.reshape`, `tf.concat`, `tf.gather`, `tensor[...]`, ...).
 
 Shape-like arguments (reshape's `shape`, slice bounds, `tf.range` bounds, paddings, axes) become
-op attributes, so every result has a static shape. They may be Python values, NumPy values, or
-tensors whose value is known while the op is built: eager tensors, and inside a traced
-function `tf.constant`s and captured eager tensors. A tensor computed inside a traced function
-cannot be used there yet (that needs ops with dynamic shapes); it raises NotImplementedError.
+op attributes, so results keep static shapes. They may be Python values, NumPy values, or
+tensors. Where TF takes a tensor (shapes, sizes, begins, multiples, paddings, range bounds), a
+tensor computed in the graph is partially evaluated (`frontend.shape_args`) and what stays
+unknown is fed at run time; axes must be known while the op is built.
 
 Several TF ops are compositions of primitives here: `stack` (expand_dims + concat),
 `unstack` (split + squeeze), `one_hot` (range + equal + select), `fill`/`zeros`/`ones`
@@ -21,7 +21,7 @@ from ...ir.ops.array import PAD_MODES
 from ...ir.shapes import TensorShape, format_shape
 from ..dispatch import _is_tensor_like, _nested_has_tensor, apply, convert_to_tensor, \
     op_error
-from ..tensor import Tensor
+from ..shape_args import apply_tensor_attrs, is_tensor_arg, tensor_arg, traced_value
 from . import math as _m
 
 # `range` and `slice` are TF API names in this module; Python's stay reachable here.
@@ -49,21 +49,18 @@ def _invalid(opname, message, dtype_error=False):
 
 
 def _known_value(t, opname, what):
-    """The value of a tensor argument that determines a result shape: eager tensors, and
-    while tracing `const` nodes and captured eager tensors. Returns a Python scalar/list."""
+    """The value of a tensor argument that must be known while the op is built (an axis, a
+    count): eager tensors, constants, and graph arithmetic on static shapes. Returns a Python
+    scalar/list."""
     if t._value is not None:
         return t.numpy().tolist()
-    node = getattr(t, "_node", None)
-    if node is not None and getattr(t, "_index", 0) == 0:
-        if node.op == "const":
-            return node.attrs["value"].tolist()
-        cap = node.attrs.get("capture") if node.op == "placeholder" else None
-        if isinstance(cap, Tensor) and cap._value is not None:
-            return cap.numpy().tolist()
+    v = traced_value(t) if t.dtype.is_integer else None
+    if v is not None and not (isinstance(v, tuple) and None in v):
+        return list(v) if isinstance(v, tuple) else v
     raise NotImplementedError(
-        f"{opname}: `{what}` must be known when the op is built (a Python value, a constant or "
-        f"an eager tensor); a tensor computed inside a traced function is not supported here "
-        f"yet: {t!r}")
+        f"{opname}: `{what}` must be known when the op is built (a Python value, a constant, "
+        f"an eager tensor or arithmetic on static shapes); it depends on values computed in "
+        f"the graph: {t!r} [at {errors.user_frame()}]")
 
 
 def _as_python(value, opname, what):
@@ -115,9 +112,18 @@ def _int(value, opname, what, err=TypeError):
     return _int_or_fail(v, opname, what, err)
 
 
+def _shape_attr(value, opname, what, err=errors.InvalidArgumentError):
+    """(static tuple, run-time operand or None) of a 1-D argument TF takes as a tensor."""
+    if type(value) in (list, tuple) and all(type(v) is int for v in value):
+        return tuple(value), None  # the common case, first
+    if is_tensor_arg(value):
+        return tensor_arg(value, opname, what)
+    return _ints(value, opname, what, err), None
+
+
 def _nonneg_dims(dims, opname):
     for d in dims:
-        if d < 0:
+        if d is not None and d < 0:
             raise _invalid(opname, f"Dimension {d} must be >= 0")
     return dims
 
@@ -215,7 +221,8 @@ def stop_gradient(input, name=None):  # noqa: A002
 def reshape(tensor, shape, name=None):
     """`tensor` with the given shape; one dim may be -1 (inferred)."""
     t = convert_to_tensor(tensor)
-    return apply("reshape", (t,), {"shape": _ints(shape, "reshape", "shape")})
+    dims, dyn = _shape_attr(shape, "reshape", "shape")
+    return apply_tensor_attrs("reshape", (t,), {"shape": dims}, {"shape": dyn})
 
 
 def transpose(a, perm=None, conjugate=False, name="transpose"):
@@ -252,7 +259,8 @@ def squeeze(input, axis=None, name=None):  # noqa: A002
 def broadcast_to(input, shape, name=None):  # noqa: A002
     """`input` broadcast (NumPy rules) to `shape`."""
     t = convert_to_tensor(input)
-    return apply("broadcast_to", (t,), {"shape": _ints(shape, "broadcast_to", "shape")})
+    dims, dyn = _shape_attr(shape, "broadcast_to", "shape")
+    return apply_tensor_attrs("broadcast_to", (t,), {"shape": dims}, {"shape": dyn})
 
 
 # --- joining and splitting ----------------------------------------------------------------
@@ -355,7 +363,8 @@ def split(value, num_or_size_splits, axis=0, num=None, name="split"):
 def tile(input, multiples, name=None):  # noqa: A002
     """Repeat `input` `multiples[i]` times along dim i."""
     t = convert_to_tensor(input)
-    return apply("tile", (t,), {"multiples": _ints(multiples, "tile", "multiples")})
+    m, dyn = _shape_attr(multiples, "tile", "multiples")
+    return apply_tensor_attrs("tile", (t,), {"multiples": m}, {"multiples": dyn})
 
 
 def pad(tensor, paddings, mode="CONSTANT", constant_values=0, name=None):
@@ -366,15 +375,26 @@ def pad(tensor, paddings, mode="CONSTANT", constant_values=0, name=None):
     if m not in PAD_MODES:
         raise ValueError(f'pad: Value of argument `mode` expected to be one of "CONSTANT", '
                          f'"REFLECT", or "SYMMETRIC". Received `mode` = {mode}')
-    rows = _as_python(paddings, "pad", "paddings")
-    if not isinstance(rows, (list, tuple)):
-        rows = [rows]
-    flat = []
-    for row in rows:
-        if not isinstance(row, (list, tuple)) or len(row) != 2:
-            raise _invalid("pad", f"paddings must be a matrix with 2 columns, got {paddings!r}")
-        flat.extend(_int_or_fail(x, "pad", "paddings", errors.InvalidArgumentError)
-                    for x in row)
+    dyn = None
+    if isinstance(paddings, (list, tuple)) and _nested_has_tensor(paddings) and all(
+            isinstance(r, (list, tuple)) and len(r) == 2 for r in paddings):
+        flat, dyn = tensor_arg([x for r in paddings for x in r], "pad", "paddings")
+    elif is_tensor_arg(paddings):
+        p = convert_to_tensor(paddings, dtype_hint=D.int32)
+        if p.shape.rank != 2 or p.shape[1] != 2:
+            raise _invalid("pad", f"paddings must be a matrix with 2 columns, got {p!r}")
+        flat, dyn = tensor_arg(reshape(p, [-1]), "pad", "paddings")
+    else:
+        rows = _as_python(paddings, "pad", "paddings")
+        if not isinstance(rows, (list, tuple)):
+            rows = [rows]
+        flat = []
+        for row in rows:
+            if not isinstance(row, (list, tuple)) or len(row) != 2:
+                raise _invalid("pad", f"paddings must be a matrix with 2 columns, got "
+                                      f"{paddings!r}")
+            flat.extend(_int_or_fail(x, "pad", "paddings", errors.InvalidArgumentError)
+                        for x in row)
     c = constant_values
     if m != "CONSTANT" or (not _is_tensor_like(c) and isinstance(c, numbers.Number) and c == 0):
         c = _scalar(0, t.dtype)  # the default pads with the dtype's zero (False for bool)
@@ -382,7 +402,8 @@ def pad(tensor, paddings, mode="CONSTANT", constant_values=0, name=None):
         c = convert_to_tensor(c)
     else:
         c = convert_to_tensor(c, dtype=t.dtype)
-    return apply("pad", (t, c), {"paddings": tuple(flat), "mode": m})
+    return apply_tensor_attrs("pad", (t, c), {"paddings": tuple(flat), "mode": m},
+                              {"paddings": dyn})
 
 
 def reverse(tensor, axis, name=None):
@@ -399,31 +420,43 @@ def reverse(tensor, axis, name=None):
 def slice(input_, begin, size, name=None):  # noqa: A001  (TF's name)
     """The block starting at `begin` of shape `size` (-1: to the end of that dim)."""
     t = convert_to_tensor(input_)
-    return apply("slice", (t,), {"begin": _ints(begin, "slice", "begin"),
-                                 "size": _ints(size, "slice", "size")})
+    b, b_dyn = _shape_attr(begin, "slice", "begin")
+    s, s_dyn = _shape_attr(size, "slice", "size")
+    return apply_tensor_attrs("slice", (t,), {"begin": b, "size": s},
+                              {"begin": b_dyn, "size": s_dyn})
 
 
 def strided_slice(input_, begin, end, strides=None, begin_mask=0, end_mask=0, ellipsis_mask=0,
                   new_axis_mask=0, shrink_axis_mask=0, var=None, name=None):
     """TF's strided slice: `begin`/`end`/`strides` per spec entry, with bit masks."""
     t = convert_to_tensor(input_)
-    b = _ints(begin, "strided_slice", "begin")
-    e = _ints(end, "strided_slice", "end")
-    s = (1,) * len(b) if strides is None else _ints(strides, "strided_slice", "strides")
     masks = {k: _int(v, "strided_slice", k) for k, v in (
         ("begin_mask", begin_mask), ("end_mask", end_mask), ("ellipsis_mask", ellipsis_mask),
         ("new_axis_mask", new_axis_mask), ("shrink_axis_mask", shrink_axis_mask))}
-    return apply("strided_slice", (t,), {"begin": b, "end": e, "strides": s, **masks})
+    return _strided_slice(t, begin, end, strides, masks)
+
+
+def _strided_slice(t, begin, end, strides, masks):
+    """strided_slice with spec lists that may hold tensors computed in the graph."""
+    b, b_dyn = _shape_attr(begin, "strided_slice", "begin")
+    e, e_dyn = _shape_attr(end, "strided_slice", "end")
+    s, s_dyn = ((1,) * len(b), None) if strides is None else \
+        _shape_attr(strides, "strided_slice", "strides")
+    return apply_tensor_attrs("strided_slice", (t,), {"begin": b, "end": e, "strides": s,
+                                                      **masks},
+                              {"begin": b_dyn, "end": e_dyn, "strides": s_dyn})
 
 
 def _index_value(idx):
-    """A Python int from an index or slice bound, with TF's accepted types."""
+    """A Python int from an index or slice bound, with TF's accepted types; a scalar tensor
+    whose value is unknown while tracing stays a tensor (fed to the slice at run time)."""
     if isinstance(idx, numbers.Integral) and not isinstance(idx, bool):
         return int(idx)
     if _is_tensor_like(idx):
         t = convert_to_tensor(idx)
         if t.dtype in _SLICE_INDEX_DTYPES and t.shape.rank == 0:
-            return _known_value(t, "strided_slice", "index")
+            v = traced_value(t)
+            return t if v is None else v
     elif hasattr(idx, "dtype") and hasattr(idx, "ndim") and idx.ndim == 0 \
             and idx.dtype.kind in "iu":
         return int(idx)
@@ -490,8 +523,11 @@ def slice_helper(tensor, slice_spec):
             end.append(k + 1)
             strides.append(1)
             masks["shrink_axis_mask"] |= bit
-    out = apply("strided_slice", (t,), {"begin": tuple(begin), "end": tuple(end),
-                                        "strides": tuple(strides), **masks})
+    if all(type(v) is int for v in (*begin, *end, *strides)):
+        out = apply("strided_slice", (t,), {"begin": tuple(begin), "end": tuple(end),
+                                            "strides": tuple(strides), **masks})
+    else:  # a bound computed in the graph
+        out = _strided_slice(t, begin, end, strides, masks)
     if dynamic:
         axes = _output_axes(slice_spec, t.shape.rank)
         for pos, index in reversed(dynamic):  # last axis first: earlier axes keep their number
@@ -599,19 +635,20 @@ def _scalar(value, dt):
 
 def fill(dims, value, name=None, layout=None):
     """A tensor of shape `dims` filled with the scalar `value`."""
-    shape = _nonneg_dims(_ints(dims, "fill", "dims"), "fill")
+    shape, dyn = _shape_attr(dims, "fill", "dims")
+    _nonneg_dims(shape, "fill")
     v = convert_to_tensor(value)
     if v.shape.rank:
         if v.shape.num_elements() != 1:
             raise _invalid("fill", f"value must be a scalar, got shape {v.shape}")
         v = reshape(v, ())
-    return apply("broadcast_to", (v,), {"shape": shape})
+    return apply_tensor_attrs("broadcast_to", (v,), {"shape": shape}, {"shape": dyn})
 
 
 def _filled(shape, dtype, value, opname):
-    dims = _ints(shape, opname, "shape", TypeError)
-    return apply("broadcast_to", (_scalar(value, D.as_dtype(dtype)),),
-                 {"shape": _nonneg_dims(dims, opname)})
+    dims, dyn = _shape_attr(shape, opname, "shape", TypeError)
+    return apply_tensor_attrs("broadcast_to", (_scalar(value, D.as_dtype(dtype)),),
+                              {"shape": _nonneg_dims(dims, opname)}, {"shape": dyn})
 
 
 def zeros(shape, dtype=D.float32, name=None, layout=None):
@@ -647,14 +684,20 @@ def range(start, limit=None, delta=1, dtype=None, name="range"):  # noqa: A001
     the widest of int32 < int64 < float32 < float64 wins."""
     if limit is None:
         start, limit = 0, start
-    vals, dts = [], []
-    for v in (start, limit, delta):
+    vals, dts, dyn = [], [], {}
+    for what, v in (("start", start), ("limit", limit), ("delta", delta)):
         if _is_tensor_like(v):
             t = convert_to_tensor(v)
             if t.shape.rank not in (0, 1) or (t.shape.rank == 1 and t.shape[0] != 1):
+                if t._value is None:  # TF's graph-construction check
+                    raise ValueError(f"range: Shape must be rank 0 but is rank {t.shape.rank} "
+                                     f"for '{what}' [at {errors.user_frame()}]")
                 raise _invalid("range", f"bounds must be scalars, got {t!r}")
-            x = _known_value(t, "range", "start/limit/delta")
-            vals.append(x[0] if isinstance(x, list) else x)
+            x = traced_value(t) if t.dtype.is_integer else _known_value(t, "range", what)
+            x = x[0] if isinstance(x, (list, tuple)) else x
+            if x is None:
+                dyn[what] = t
+            vals.append(x)
             dts.append(t.dtype)
         else:
             v = v.tolist() if hasattr(v, "tolist") else v
@@ -674,12 +717,12 @@ def range(start, limit=None, delta=1, dtype=None, name="range"):  # noqa: A001
             raise TypeError("range: dtype bool is not supported")
     if dt.is_integer:
         for v in vals:
-            if isinstance(v, float) or not dt.min <= v <= dt.max:
+            if v is not None and (isinstance(v, float) or not dt.min <= v <= dt.max):
                 raise TypeError(f"range: Cannot convert {v!r} to EagerTensor of dtype "
                                 f"{dt.name}")
-    nums = [(int if dt.is_integer else float)(v) for v in vals]
-    return apply("range", (), {"start": nums[0], "limit": nums[1], "delta": nums[2],
-                               "dtype": dt})
+    nums = [None if v is None else (int if dt.is_integer else float)(v) for v in vals]
+    return apply_tensor_attrs("range", (), {"start": nums[0], "limit": nums[1],
+                                            "delta": nums[2], "dtype": dt}, dyn)
 
 
 def linspace(start, stop, num, name=None, axis=0):
@@ -737,8 +780,9 @@ def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None
     if ix.dtype not in (D.uint8, D.int8, D.int32, D.int64):
         raise _invalid("one_hot", f"indices must be uint8, int8, int32 or int64, got "
                                   f"{ix.dtype.name}", dtype_error=True)
-    d = _int(depth, "one_hot", "depth")
-    if d < 0:
+    d, d_dyn = tensor_arg(depth, "one_hot", "depth", scalar=True) \
+        if is_tensor_arg(depth) else (_int(depth, "one_hot", "depth"), None)
+    if d is not None and d < 0:
         raise _invalid("one_hot", f"depth must be non-negative, got: {d}")
     r = _static_rank(ix, "one_hot")
     ax = -1 if axis is None else _int(axis, "one_hot", "axis")
@@ -773,8 +817,10 @@ def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None
     # indices match nothing.
     wide = D.int64 if ix.dtype is D.int64 else D.int32
     ix = _m.cast(ix, wide)
+    if d_dyn is not None:  # a depth computed in the graph
+        d = _m.cast(reshape(d_dyn, ()), wide)
     hot = _m.equal(expand_dims(ix, pos),
-                   reshape(range(d, dtype=wide), (d,) + (1,) * (r - pos)))
+                   reshape(range(d, dtype=wide), [d] + [1] * (r - pos)))
     return apply("select", (hot, on, off))
 
 

@@ -13,7 +13,8 @@ import random as _pyrandom
 from ...ir import dtypes as D
 from ...ir.shapes import TensorShape
 from ...runtime.kernels import random as _kernels
-from ..dispatch import apply, convert_to_tensor, op_error
+from ..dispatch import convert_to_tensor, op_error
+from ..shape_args import apply_tensor_attrs, is_tensor_arg, tensor_arg
 from ..tensor import Tensor
 from . import math as _math
 
@@ -63,17 +64,17 @@ def get_seed(op_seed):
 
 # --- argument checks ----------------------------------------------------------------------
 def _shape_attr(shape, opname):
-    """A static shape tuple from a list/tuple/TensorShape or a 1-D eager integer tensor."""
+    """(static shape, run-time operand or None) from a list/tuple/TensorShape or a 1-D integer
+    tensor; a shape computed in the graph keeps None dims until run time."""
     if isinstance(shape, TensorShape):
         if not shape.is_fully_defined():
             raise ValueError(f"{opname}: Cannot convert a partially known TensorShape {shape} "
                              f"to a Tensor.")
-        return tuple(shape.as_list())
+        return tuple(shape.as_list()), None
+    if is_tensor_arg(shape) and not (isinstance(shape, Tensor) and shape._value is not None):
+        return tensor_arg(shape, opname, "shape")  # symbolic, or a list holding tensors
     if isinstance(shape, Tensor) or hasattr(shape, "_as_tensor"):
         t = convert_to_tensor(shape)
-        if not hasattr(t, "numpy"):
-            raise TypeError(f"{opname}: the shape must be known when the op is built; got a "
-                            f"symbolic tensor {t!r}")
         if not t.dtype.is_integer:
             raise op_error(opname, f"shape must be a vector of {{int32,int64}}, got dtype "
                                    f"{t.dtype.name}", dtype_error=True)
@@ -89,7 +90,13 @@ def _shape_attr(shape, opname):
             raise op_error(opname, f"shape must be a vector of {{int32,int64}}, got "
                                    f"{list(shape)!r}")
         dims.append(int(d))
-    return tuple(dims)
+    return tuple(dims), None
+
+
+def _random(opname, inputs, shape, attrs):
+    """Apply a random op whose `shape` is a `_shape_attr` result."""
+    dims, dyn = shape
+    return apply_tensor_attrs(opname, inputs, {"shape": dims, **attrs}, {"shape": dyn})
 
 
 def _dtype(dtype, allowed, opname):
@@ -138,7 +145,7 @@ def _stateful_float(opname, api, shape, scale, shift, dtype, seed):
     dt = _float_dtype(dtype, api)
     shape = _shape_attr(shape, api)
     s1, s2 = get_seed(seed)
-    rnd = apply(opname, (), {"shape": shape, "dtype": dt, "seed": s1, "seed2": s2})
+    rnd = _random(opname, (), shape, {"dtype": dt, "seed": s1, "seed2": s2})
     return _scale_shift(rnd, scale, shift, dt)
 
 
@@ -163,11 +170,11 @@ def uniform(shape, minval=0, maxval=None, dtype=D.float32, seed=None, name=None)
     if dt.is_integer:
         lo, hi = _bounds(minval, maxval, dt)
         s1, s2 = get_seed(seed)
-        return apply("random_uniform_int", (lo, hi), {"shape": shape, "seed": s1, "seed2": s2})
+        return _random("random_uniform_int", (lo, hi), shape, {"seed": s1, "seed2": s2})
     if maxval is None:
         maxval = 1
     s1, s2 = get_seed(seed)
-    rnd = apply("random_uniform", (), {"shape": shape, "dtype": dt, "seed": s1, "seed2": s2})
+    rnd = _random("random_uniform", (), shape, {"dtype": dt, "seed": s1, "seed2": s2})
     return _uniform_float(rnd, minval, maxval, dt)
 
 
@@ -183,7 +190,7 @@ def _stateless_float(opname, api, shape, seed, scale, shift, dtype, alg):
     _check_alg(alg, api)
     dt = _float_dtype(dtype, api)
     shape = _shape_attr(shape, api)
-    rnd = apply(opname, (convert_to_tensor(seed),), {"shape": shape, "dtype": dt})
+    rnd = _random(opname, (convert_to_tensor(seed),), shape, {"dtype": dt})
     return _scale_shift(rnd, scale, shift, dt)
 
 
@@ -217,13 +224,12 @@ def stateless_uniform(shape, seed, minval=0, maxval=None, dtype=D.float32, name=
                              f"`maxval` must be both None or not None. Got `minval`={minval} "
                              f"and `maxval`={maxval}.")
         if minval is None:
-            return apply("stateless_random_uniform_full_int", (seed,),
-                         {"shape": shape, "dtype": dt})
+            return _random("stateless_random_uniform_full_int", (seed,), shape, {"dtype": dt})
         lo, hi = _bounds(minval, maxval, dt)
-        return apply("stateless_random_uniform_int", (seed, lo, hi), {"shape": shape})
+        return _random("stateless_random_uniform_int", (seed, lo, hi), shape, {})
     if maxval is None:
         maxval = 1
-    rnd = apply("stateless_random_uniform", (seed,), {"shape": shape, "dtype": dt})
+    rnd = _random("stateless_random_uniform", (seed,), shape, {"dtype": dt})
     return _uniform_float(rnd, minval, maxval, dt)
 
 

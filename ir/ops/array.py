@@ -2,7 +2,9 @@
 generators (range), shape queries and sorting.
 
 Shape-valued arguments (reshape's `shape`, slice bounds, paddings, ...) are attributes, so
-inference gives exact static shapes. Errors reuse TF's wording where TF has one, so messages
+inference gives exact static shapes. They are `tensor_attrs` (see `registry.op`): one computed
+in the graph holds None where its value is unknown at trace time, and inference keeps None dims
+there. Errors reuse TF's wording where TF has one, so messages
 read the same as TF's (dispatch adds the op name, the input types and the user's line).
 The strided-slice and range-size helpers are shared with the kernels, so inference and the
 NumPy kernel can never disagree on a shape.
@@ -45,20 +47,20 @@ def _stop_gradient(types, attrs):
 
 
 # --- reshaping ----------------------------------------------------------------------------
-@op("reshape", ("tensor",), attrs=(("shape", "ints"),))
+@op("reshape", ("tensor",), attrs=(("shape", "ints"),), tensor_attrs=("shape",))
 def _reshape(types, attrs):
     """`shape` may hold one -1, inferred from the element count (TF's zero-size rules)."""
     x = types[0]
     sizes = attrs["shape"]
     unknown = [i for i, s in enumerate(sizes) if s == -1]
     for i, s in enumerate(sizes):
-        if s < -1:
+        if s is not None and s < -1:
             raise InferenceError(f"Size {i} must be non-negative, not {s}")
     if len(unknown) > 1:
         raise InferenceError(f"Only one input size may be -1, not both {unknown[0]} and "
                              f"{unknown[1]}")
     n_in = num_elements(x.shape)
-    if n_in is None:
+    if n_in is None or None in sizes:
         return TT(x.dtype, tuple(None if s == -1 else s for s in sizes))
     out = list(sizes)
     if unknown:
@@ -156,12 +158,12 @@ def squeeze_axes(shape, axes):
     return tuple(sorted({a % n if -n <= a < n else a for a in axes}))
 
 
-@op("broadcast_to", ("input",), attrs=(("shape", "ints"),))
+@op("broadcast_to", ("input",), attrs=(("shape", "ints"),), tensor_attrs=("shape",))
 def _broadcast_to(types, attrs):
     x = types[0]
     target = tuple(attrs["shape"])
     for d in target:
-        if d < 0:
+        if d is not None and d < 0:
             raise InferenceError(f"Dimension {d} must be >= 0")
     if x.shape is None:
         return TT(x.dtype, target)
@@ -169,9 +171,13 @@ def _broadcast_to(types, attrs):
         raise InferenceError(f"Rank of input ({len(x.shape)}) must be no greater than rank of "
                              f"output shape ({len(target)}).")
     for a, b in zip(reversed(x.shape), reversed(target)):
-        if a is not None and a != 1 and a != b:
+        if a is not None and b is not None and a != 1 and a != b:
             raise InferenceError(f"Incompatible shapes: {_fmt(x.shape)} vs. {_fmt(target)}")
-    return TT(x.dtype, target)
+    # a target dim computed in the graph must equal an input dim other than 1 (as TF infers)
+    lead = len(target) - len(x.shape)
+    return TT(x.dtype, tuple(x.shape[i - lead] if d is None and i >= lead and
+                             x.shape[i - lead] not in (None, 1) else d
+                             for i, d in enumerate(target)))
 
 
 @op("fill_like", ("input", "value"), differentiable=False)
@@ -277,19 +283,19 @@ def _split(types, attrs):
     return tuple(TT(x.dtype, x.shape[:axis] + (s,) + x.shape[axis + 1:]) for s in sizes)
 
 
-@op("tile", ("input",), attrs=(("multiples", "ints"),))
+@op("tile", ("input",), attrs=(("multiples", "ints"),), tensor_attrs=("multiples",))
 def _tile(types, attrs):
     x = types[0]
     m = attrs["multiples"]
     for i, k in enumerate(m):
-        if k < 0:
+        if k is not None and k < 0:
             raise InferenceError(f"Expected multiples[{i}] >= 0, but got {k}")
     if x.shape is None:
         return TT(x.dtype, (None,) * len(m))
     if len(m) != len(x.shape):
         raise InferenceError(f"Expected multiples argument to be a vector of length "
                              f"{len(x.shape)} but got length {len(m)}")
-    return TT(x.dtype, tuple(0 if k == 0 else (None if d is None else d * k)
+    return TT(x.dtype, tuple(0 if k == 0 else (None if d is None or k is None else d * k)
                              for d, k in zip(x.shape, m)))
 
 
@@ -297,7 +303,8 @@ PAD_MODES = ("CONSTANT", "REFLECT", "SYMMETRIC")
 
 
 @op("pad", ("tensor", "constant_values"), attrs=(("paddings", "ints"),
-                                                 ("mode", "str", "CONSTANT")))
+                                                 ("mode", "str", "CONSTANT")),
+    tensor_attrs=("paddings",))
 def _pad(types, attrs):
     """`paddings` is flat: (before_0, after_0, before_1, after_1, ...). `constant_values` is a
     scalar of the tensor's dtype, used by CONSTANT mode only."""
@@ -314,7 +321,7 @@ def _pad(types, attrs):
                              f"{len(p)} values")
     pairs = [(p[2 * i], p[2 * i + 1]) for i in range(len(p) // 2)]
     for b, a in pairs:
-        if b < 0 or a < 0:
+        if (b is not None and b < 0) or (a is not None and a < 0):
             raise InferenceError(f"Paddings must be non-negative: {b} {a}")
     if x.shape is None:
         return TT(x.dtype, (None,) * len(pairs))
@@ -322,7 +329,7 @@ def _pad(types, attrs):
         raise InferenceError(f"The first dimension of paddings must be the rank of inputs"
                              f"[{len(pairs)},2] {_fmt(x.shape)}")
     for d, (b, a) in zip(x.shape, pairs):
-        if d is None:
+        if d is None or b is None or a is None:
             continue
         if mode == "REFLECT" and (b >= d or a >= d):
             raise InferenceError(f"paddings must be less than the dimension size: {b}, {a} not "
@@ -330,7 +337,7 @@ def _pad(types, attrs):
         if mode == "SYMMETRIC" and (b > d or a > d):
             raise InferenceError(f"paddings must be no greater than the dimension size: {b}, "
                                  f"{a} greater than {d}")
-    return TT(x.dtype, tuple(None if d is None else d + b + a
+    return TT(x.dtype, tuple(None if None in (d, b, a) else d + b + a
                              for d, (b, a) in zip(x.shape, pairs)))
 
 
@@ -351,7 +358,8 @@ def _reverse(types, attrs):
 
 
 # --- slicing ------------------------------------------------------------------------------
-@op("slice", ("input_",), attrs=(("begin", "ints"), ("size", "ints")))
+@op("slice", ("input_",), attrs=(("begin", "ints"), ("size", "ints")),
+    tensor_attrs=("begin", "size"))
 def _slice(types, attrs):
     """`size[i] == -1` takes everything from `begin[i]` on; bounds are checked, not clamped."""
     x = types[0]
@@ -369,8 +377,8 @@ def slice_bounds(shape, begin, size):
     """(begins, sizes) of `slice` with -1 sizes resolved (None where the dim is unknown)."""
     sizes = []
     for i, (d, b, s) in enumerate(zip(shape, begin, size)):
-        if d is None:
-            if b < 0 or s < -1:
+        if None in (d, b, s):
+            if (b is not None and b < 0) or (s is not None and s < -1):
                 raise InferenceError(f"Expected begin[{i}] >= 0 and size[{i}] >= -1, got "
                                      f"{b} and {s}")
             sizes.append(None if s == -1 else s)
@@ -435,26 +443,28 @@ def strided_slice_plan(shape, begin, end, strides, begin_mask=0, end_mask=0, ell
                                      begin_mask >> i & 1, end_mask >> i & 1,
                                      shrink_axis_mask >> i & 1)
             index.append(entry)
-            if not isinstance(entry, int):
+            if not shrink_axis_mask >> i & 1:
                 out.append(size)
             full += 1
     return index, tuple(out)
 
 
 def _dense_dim(i, dim, b, e, s, b_masked, e_masked, shrink):
-    """One input dim of a strided slice: (index entry, output size)."""
+    """One input dim of a strided slice: (index entry, output size). Bounds unknown at trace
+    time (None) give an unknown size."""
     if s == 0:
         raise InferenceError(f"strides[{i}] must be non-zero")
     if shrink:
-        if s < 0:
+        if s is not None and s < 0:
             raise InferenceError("only stride 1 allowed on non-range indexing.")
-        if dim is None:
+        if dim is None or b is None:
             return b, None  # checked by the kernel, which knows the dim
         x = b + dim if b < 0 else b
         if not 0 <= x < dim:
             raise InferenceError(f"slice index {x} of dimension {i} out of bounds.")
         return x, None
-    if dim is None:
+    if dim is None or s is None or (b is None and not b_masked) or \
+            (e is None and not e_masked):
         return (None, None, s), None
     lo, hi = (0, dim) if s > 0 else (-1, dim - 1)
 
@@ -477,7 +487,7 @@ def _dense_dim(i, dim, b, e, s, b_masked, e_masked, shrink):
 @op("strided_slice", ("input_",), attrs=(
         ("begin", "ints"), ("end", "ints"), ("strides", "ints"), ("begin_mask", "int", 0),
         ("end_mask", "int", 0), ("ellipsis_mask", "int", 0), ("new_axis_mask", "int", 0),
-        ("shrink_axis_mask", "int", 0)))
+        ("shrink_axis_mask", "int", 0)), tensor_attrs=("begin", "end", "strides"))
 def _strided_slice(types, attrs):
     """TF's StridedSlice with all five masks (`tensor[...]` lowers to this)."""
     x = types[0]
@@ -654,14 +664,17 @@ def range_size(start, limit, delta, dtype: D.DType) -> int:
 
 
 @op("range", (), attrs=(("start", "any"), ("limit", "any"), ("delta", "any"),
-                        ("dtype", "dtype")), differentiable=False)
+                        ("dtype", "dtype")), differentiable=False,
+    tensor_attrs=("start", "limit", "delta"))
 def _range(types, attrs):
     """start, start + delta, ... up to (excluding) limit; the bounds are Python numbers already
-    representable in `dtype`."""
+    representable in `dtype` (None: computed in the graph, so the length is unknown)."""
     dt = D.as_dtype(attrs["dtype"])
     if dt not in RANGE_DTYPES:
         raise InferenceError(f"dtype {dt.name} is not supported; allowed: "
                              f"{', '.join(d.name for d in RANGE_DTYPES)}")
+    if None in (attrs["start"], attrs["limit"], attrs["delta"]):
+        return TT(dt, (None,))
     return TT(dt, (range_size(attrs["start"], attrs["limit"], attrs["delta"], dt),))
 
 

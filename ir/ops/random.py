@@ -4,7 +4,8 @@ Stateful ops (`random_*`) take TF's `seed`/`seed2` attributes and keep their str
 the kernel layer. Stateless ops (`stateless_random_*`) take the seed as an int32/int64 tensor of
 shape [2] and are pure functions of (seed, shape, dtype). Float ops produce the standard
 distribution only ([0, 1) uniform, N(0, 1), N(0, 1) truncated to [-2, 2]); the API scales and
-shifts with ordinary math ops, as TF does.
+shifts with ordinary math ops, as TF does. `shape` may be computed in the graph (a
+`tensor_attrs`; None dims stay unknown until run time).
 """
 from __future__ import annotations
 
@@ -59,7 +60,7 @@ def _declare_float(name, inputs, attr_defs, doc, **kw):
             _check_seed(types[0])
         return _float_result(types, attrs)
     infer.__doc__ = doc
-    op(name, inputs, attr_defs, differentiable=False, **kw)(infer)
+    op(name, inputs, attr_defs, differentiable=False, tensor_attrs=("shape",), **kw)(infer)
 
 
 # --- stateful ------------------------------------------------------------------------------
@@ -72,7 +73,7 @@ for _name, _doc in _FLOAT_DOCS.items():
 
 
 @op("random_uniform_int", ("minval", "maxval"), (("shape", "shape"),) + _SEEDS,
-    stateful=True, differentiable=False)
+    stateful=True, differentiable=False, tensor_attrs=("shape",))
 def _random_uniform_int(types, attrs):
     """Integers in [minval, maxval) (scalar bounds; the result has their dtype)."""
     return TT(_check_bounds(*types), _static_shape(attrs["shape"]))
@@ -86,7 +87,7 @@ for _name, _doc in _FLOAT_DOCS.items():
 
 
 @op("stateless_random_uniform_int", ("seed", "minval", "maxval"), (("shape", "shape"),),
-    differentiable=False)
+    differentiable=False, tensor_attrs=("shape",))
 def _stateless_uniform_int(types, attrs):
     """Integers in [minval, maxval), a function of the seed."""
     _check_seed(types[0])
@@ -94,7 +95,8 @@ def _stateless_uniform_int(types, attrs):
 
 
 @op("stateless_random_uniform_full_int", ("seed",),
-    (("shape", "shape"), ("dtype", "dtype", D.int32)), differentiable=False)
+    (("shape", "shape"), ("dtype", "dtype", D.int32)), differentiable=False,
+    tensor_attrs=("shape",))
 def _stateless_uniform_full_int(types, attrs):
     """Integers over the dtype's whole range, a function of the seed."""
     _check_seed(types[0])

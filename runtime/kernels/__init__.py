@@ -29,3 +29,26 @@ def register(name, fn):
 
 from . import (math, reduce, linalg, array, nn, random, state, logging, fused,  # noqa: E402,F401
                strings, segment, counting)
+
+
+
+def _attr_value(value, static):
+    """A run-time attribute operand as the kernel takes the attribute: a tuple of ints for a
+    list attribute (flattened: paddings arrive as a matrix), else a Python scalar."""
+    if static is None:
+        return value.item()
+    return tuple(int(v) for v in value.reshape(-1))
+
+
+def bind_attr_operands(opdef, fn, attrs: dict):
+    """`fn` for one op instance whose partial `tensor_attrs` (see `ir.registry.op`) arrive as
+    trailing operands: they are written into the attributes before each call. Bound once,
+    when a plan is built; ops without such operands keep their kernel as is."""
+    n = len(opdef.inputs)
+    names = opdef.attr_operands(attrs)
+
+    def run(*args, **given):
+        for name, value in zip(names, args[n:]):
+            given[name] = _attr_value(value, given[name])
+        return fn(*args[:n], **given)
+    return run

@@ -6,7 +6,7 @@ concrete argument signature before lowering (one trace, N compiles).
 """
 from __future__ import annotations
 
-from .errors import UnimplementedError
+from .errors import OpError, UnimplementedError
 from .graph import Graph, Node
 from .registry import OPS, InferenceError, infer_types
 
@@ -34,8 +34,11 @@ class _Specializer:
                 try:
                     out_types = infer_types(OPS[node.op], in_types, node.attrs)
                 except InferenceError as e:
-                    raise UnimplementedError(None, node.op, f"specializing {node.name} "
-                                             f"({node.location}): {e}") from None
+                    cls = e.error_class if issubclass(e.error_class, OpError) else \
+                        UnimplementedError
+                    why = str(e) if str(e).startswith(node.op) else f"{node.op}: {e}"
+                    raise cls(None, node.op, f"{why} [node {node.name} at "
+                              f"{node.location}]") from None
             else:
                 out_types = getattr(self, "_" + node.op)(node, in_types, attrs)
             nn = Node(node.name, node.op, ins, attrs, out_types,

@@ -225,6 +225,8 @@ def differentiable_while(g, cg, bg, operands, sources, tts, max_iter, name):
         row = array.expand_dims(v, 0)
         if max_iter is None:
             return array.concat([acc, row], 0)
+        if 0 in acc.shape.dims:   # no iteration or no element to keep (and no scatter into [])
+            return acc
         return array.tensor_scatter_nd_update(acc, array.reshape(i, [1, 1]), row)
 
     def acond(i, *rest):

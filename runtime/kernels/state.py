@@ -23,25 +23,29 @@ def _check_shape(handle, value, opname: str):
 
 @kernel("read_variable")
 def read_variable(handle):
-    return handle.value
+    with handle.lock:   # not while an XLA call in another thread donates the buffer
+        return handle.value
 
 
 @kernel("assign_variable")
 def assign_variable(handle, value):
     _check_shape(handle, value, "assign_variable")
-    handle.value = value
+    with handle.lock:
+        handle.value = value
     return ()
 
 
 @kernel("assign_add_variable")
 def assign_add_variable(handle, delta):
     _check_shape(handle, delta, "assign_add_variable")
-    handle.value = np.asarray(np.add(handle.value, delta))
+    with handle.lock:
+        handle.value = np.asarray(np.add(handle.value, delta))
     return ()
 
 
 @kernel("assign_sub_variable")
 def assign_sub_variable(handle, delta):
     _check_shape(handle, delta, "assign_sub_variable")
-    handle.value = np.asarray(np.subtract(handle.value, delta))
+    with handle.lock:
+        handle.value = np.asarray(np.subtract(handle.value, delta))
     return ()

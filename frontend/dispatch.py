@@ -101,7 +101,19 @@ def _to_array(value, dt: D.DType, strict: bool):
 def convert_to_tensor(value, dtype=None, dtype_hint=None, name=None):
     """TF's `convert_to_tensor`: Tensors pass through (a requested dtype must match); Python
     values take `dtype`, else `dtype_hint` when representable, else TF's defaults; NumPy values
-    keep their dtype unless one is requested."""
+    keep their dtype unless one is requested. A refusal names the user's line."""
+    if dtype is None and type(value) is Tensor:   # the common case, without the wrapper
+        return value
+    try:
+        return _convert(value, dtype, dtype_hint)
+    except (TypeError, ValueError) as e:
+        msg = str(e)
+        if "[at " in msg or type(e) not in (TypeError, ValueError):
+            raise
+        raise type(e)(f"{msg} [at {errors.user_frame()}]") from None
+
+
+def _convert(value, dtype, dtype_hint):
     if isinstance(value, Tensor):
         if dtype is not None and D.as_dtype(dtype) is not value._dtype:
             raise ValueError(f"Tensor conversion requested dtype {D.as_dtype(dtype).name} for "

@@ -93,37 +93,70 @@ def generate(seed: int) -> dict:
             chain.append((name, args))
             types.append(out[0])
             break
+    last = chain[-1] if chain else None
+    repeatable = last is not None and len(last[1]) == 1 and types[-1] == types[last[1][0]]
+    wraps = ["none", "cond", "case"] + (["while"] if repeatable else [])
     return {"seed": seed, "dtype": dt.name, "shapes": inputs,
-            "values": [_values(rng, s, dt).tolist() for s in inputs], "chain": chain}
+            "values": [_values(rng, s, dt).tolist() for s in inputs], "chain": chain,
+            "wrap": str(rng.choice(wraps)), "k": int(rng.integers(0, 3)),
+            "variable": bool(rng.random() < 0.3), "grad": bool(rng.random() < 0.5)}
+
+
+def _program_lines(prog) -> list:
+    code = ["def program(x0, x1):", "    v = [x0, x1]"]
+    for name, args in prog["chain"]:
+        code.append(f"    v.append(apply({name!r}, ({', '.join(f'v[{i}]' for i in args)},)))")
+    code += ["    " + ln for ln in _WRAP_SOURCE[prog["wrap"]](prog)]
+    return code + ["    return v[-1]"]
 
 
 def source(prog: dict) -> str:
     """The program as runnable Python (the repro printed for a mismatch)."""
     lines = ["import numpy as np, ml_dtypes", "import flowjit as tf",
-             "from flowjit.frontend.dispatch import apply", "",
-             "def program(x0, x1):", "    v = [x0, x1]"]
-    for name, args in prog["chain"]:
-        lines.append(f"    v.append(apply({name!r}, ({', '.join(f'v[{i}]' for i in args)},)))")
-    lines.append("    return v[-1]")
+             "from flowjit.frontend.dispatch import apply", ""] + _program_lines(prog)
     dt = prog["dtype"] if prog["dtype"] != "bfloat16" else "ml_dtypes.bfloat16"
     dt = dt if dt.startswith("ml_") else f"np.{dt}"
     for i, (v, s) in enumerate(zip(prog["values"], prog["shapes"])):
         lines.append(f"x{i} = tf.constant(np.array({v!r}, {dt}).reshape({tuple(s)}))")
-    lines += ["print(program(x0, x1))",
-              "print(tf.function(program, jit_compile=True)(x0, x1))"]
+    if prog.get("variable"):
+        lines += ["var = tf.Variable(tf.zeros_like(program(x0, x1)))",
+                  "def run(x0, x1):", "    var.assign(program(x0, x1))",
+                  "    return var.read_value()"]
+    elif prog.get("grad"):
+        lines += ["def run(x0, x1):", "    with tf.GradientTape() as tape:",
+                  "        tape.watch(x0)", "        y = program(x0, x1)",
+                  "    return y, tape.gradient(tf.reduce_sum(tf.cast(y, tf.float32)), x0)"]
+    else:
+        lines += ["run = program"]
+    lines += ["print(run(x0, x1))", "print(tf.function(run)(x0, x1))",
+              "print(tf.function(run, jit_compile=True)(x0, x1))"]
     return "\n".join(lines).replace("nan", "np.nan").replace("inf", "np.inf")
+
+
+# Control flow around the chain's result; each entry is the code `source` prints for it.
+_WRAP_SOURCE = {
+    "none": lambda p: [],
+    "cond": lambda p: ["pred = tf.reduce_sum(tf.cast(v[0], tf.float32)) > 0",
+                       "v.append(tf.cond(pred, lambda: tf.identity(v[-1]), "
+                       "lambda: tf.zeros_like(v[-1])))"],
+    "case": lambda p: [f"v.append(tf.switch_case(tf.constant({p['k']}), "
+                       "[lambda: tf.zeros_like(v[-1]), lambda: tf.identity(v[-1])]))"],
+    "while": lambda p: [f"op, arg = {p['chain'][-1][0]!r}, v[{p['chain'][-1][1][0]}]",
+                        f"v.append(tf.while_loop(lambda i, a: i < {p['k']}, "
+                        "lambda i, a: (i + 1, apply(op, (a,))), [0, arg], "
+                        f"maximum_iterations={p['k']})[1])"],
+}
 
 
 # --- running ----------------------------------------------------------------------------------
 def _build(prog):
+    """The program as a Python function of (x0, x1)."""
+    import flowjit as tf
     from ..frontend.dispatch import apply
-
-    def program(x0, x1):
-        v = [x0, x1]
-        for name, args in prog["chain"]:
-            v.append(apply(name, tuple(v[i] for i in args)))
-        return v[-1]
-    return program
+    env = {"tf": tf, "apply": apply}
+    # the generated code itself, so a run is exactly the repro `source` prints
+    exec("\n".join(_program_lines(prog)), env)  # noqa: S102
+    return env["program"]
 
 
 def _inputs(prog):
@@ -153,15 +186,50 @@ def close(actual, expected) -> bool:
     return bool(np.allclose(a[ok], e[ok], rtol=TOL[dt], atol=TOL[dt]))
 
 
+def _with_variable(fn, var):
+    """The program's result stored in a Variable and read back."""
+    def stored(x0, x1):
+        var.assign(fn(x0, x1))
+        return var.read_value()
+    return stored
+
+
+def _with_gradient(fn):
+    """The program's result and d sum(result) / d x0."""
+    import flowjit as tf
+
+    def grad(x0, x1):
+        with tf.GradientTape() as tape:
+            tape.watch(x0)
+            y = fn(x0, x1)
+            s = tf.reduce_sum(tf.cast(y, tf.float32))
+        g = tape.gradient(s, x0)
+        return y, (tf.zeros_like(x0) if g is None else g)
+    return grad
+
+
+def _numpy(out):
+    return tuple(np.asarray(o.numpy()) for o in out) if isinstance(out, tuple) else \
+        (np.asarray(out.numpy()),)
+
+
 def run_program(prog) -> dict:
     """Eager result, then every mode against it. Returns {"status", "detail"}."""
     import flowjit as tf
     fn = _build(prog)
     xs = _inputs(prog)
     try:
-        want = fn(*xs).numpy()
+        want = _numpy(fn(*xs))
     except Exception as e:  # noqa: BLE001 - eager refused the program; others just must not crash
         want, eager_error = None, type(e).__name__
+    if want is not None and prog.get("variable"):
+        fn = _with_variable(fn, tf.Variable(np.zeros_like(want[0])))
+    elif want is not None and prog.get("grad") and xs[0].dtype.is_floating:
+        fn = _with_gradient(fn)
+        try:
+            want = _numpy(fn(*xs))
+        except Exception as e:  # noqa: BLE001 - e.g. an op without a gradient
+            want, eager_error = None, type(e).__name__
     runners = {
         "executor": tf.function(fn),
         "executor_no_passes": tf.function(fn, passes=""),
@@ -171,7 +239,7 @@ def run_program(prog) -> dict:
     }
     for mode, f in runners.items():
         try:
-            got = f(*xs).numpy()
+            got = _numpy(f(*xs))
         except Exception as e:  # noqa: BLE001
             if mode == "xla" and type(e).__name__ == "UnimplementedError":
                 continue   # documented: XLA needs static shapes (where_indices, ...)
@@ -179,7 +247,7 @@ def run_program(prog) -> dict:
                 return {"status": "mismatch", "detail": f"{mode}: raised {type(e).__name__}: "
                         f"{str(e)[:300]} (eager returned)"}
             continue
-        if want is not None and not close(got, want):
+        if want is not None and not all(close(g, w) for g, w in zip(got, want)):
             return {"status": "mismatch", "detail": f"{mode}: {got!r} vs eager {want!r}"}
     return {"status": "ok" if want is not None else f"eager-error:{eager_error}", "detail": ""}
 

@@ -4,12 +4,13 @@ must match eager within the tolerance policy below.
 
     python -m flowjit.testing.fuzz --programs 1000 --seed 0
 
-A program is a chain of 1-4 registry ops over 1-2 random tensors (shapes with 0- and 1-sized
-dims that broadcast, every float and integer dtype, NaN/Inf/-0.0/large values). Ops join
-automatically: an op is usable when it has no required attribute and its inference accepts
-the generated input types. Programs run in a worker subprocess, so an abort of the process
-is counted as a crash and the run goes on. A mismatch is shrunk (fewer ops, then smaller
-shapes) and printed as a runnable repro.
+A program is a chain of 1-4 registry ops over 2 random tensors (shapes with 0- and 1-sized
+dims that broadcast, float and integer dtypes, NaN/Inf/-0.0/large values), optionally inside
+cond/switch_case/while, stored in a Variable, or differentiated (d sum(result) / d x0). Ops
+join automatically: an op is usable when it has no required attribute and its inference
+accepts the generated input types. Programs run in worker subprocesses, so an abort is
+counted as a crash and the run goes on. A mismatch is shrunk (trailing ops dropped while it
+still fails) and printed as a runnable repro.
 
 Tolerance policy (`close`): integers and bools exact; floats within rtol = atol = TOL[dtype],
 NaN where eager has NaN, infinities equal. XLA-caused differences are allowed explicitly:
@@ -275,7 +276,8 @@ def _worker(seeds):
         print(json.dumps({"seed": seed, **res}), flush=True)
 
 
-def run(programs: int, seed: int, chunk: int = 200, timeout: float = 600) -> dict:
+def run(programs: int, seed: int, chunk: int = 100, timeout: float = 900,
+        progress: bool = False) -> dict:
     """Run `programs` programs (seeds seed..seed+programs-1) in worker subprocesses."""
     counts = {"programs": 0, "ok": 0, "mismatch": 0, "crash": 0, "eager_error": 0}
     failures = []
@@ -293,6 +295,9 @@ def run(programs: int, seed: int, chunk: int = 200, timeout: float = 600) -> dic
             r = json.loads(line)
             if r.get("start"):
                 continue
+            if r["status"] == "mismatch":   # print as found: a long run may be cut short
+                print(f"--- seed {r['seed']}: {r['detail']}\n{r.get('repro', '')}",
+                      file=sys.stderr, flush=True)
             done.add(r["seed"])
             counts["programs"] += 1
             st = r["status"]
@@ -306,6 +311,8 @@ def run(programs: int, seed: int, chunk: int = 200, timeout: float = 600) -> dic
             failures.append({"seed": lost[0], "status": "crash",
                              "detail": proc.stderr[-500:]})
             todo = lost[1:] + todo
+        if progress:
+            print(json.dumps(counts), file=sys.stderr, flush=True)
     return {"counts": counts, "failures": failures}
 
 
@@ -319,11 +326,10 @@ def main(argv=None) -> int:
     if args.worker:
         _worker([int(s) for s in args.worker.split(",")])
         return 0
-    result = run(args.programs, args.seed)
+    result = run(args.programs, args.seed, progress=True)   # mismatches print as found
     for f in result["failures"]:
-        print(f"--- seed {f['seed']}: {f['status']}: {f['detail']}")
-        if "repro" in f:
-            print(f["repro"])
+        if f["status"] == "crash":
+            print(f"--- seed {f['seed']}: crash: {f['detail']}")
     print(json.dumps(result["counts"]))
     c = result["counts"]
     return 1 if c["mismatch"] or c["crash"] else 0

@@ -36,7 +36,6 @@ DTYPES = [np.dtype(np.float32), np.dtype(np.float64), np.dtype(np.float16), BF16
 TOL = {np.dtype(np.float16): 1e-2, BF16: 5e-2, np.dtype(np.float32): 1e-4,
        np.dtype(np.float64): 1e-10}
 SPECIAL = [np.nan, np.inf, -np.inf, -0.0, 1e30, -1e30]
-MODES = ("executor", "executor_no_passes", "unknown_dims", "xla")
 
 
 # --- generation ------------------------------------------------------------------------------

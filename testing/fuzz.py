@@ -39,14 +39,26 @@ SPECIAL = [np.nan, np.inf, -np.inf, -0.0, 1e30, -1e30]
 
 
 # --- generation ------------------------------------------------------------------------------
+_PLAIN = (bool, int, float, str, type(None))
+
+
+def _default_attrs(name) -> dict:
+    """Every attribute of the op at its declared default, passed explicitly as the public API
+    does (an omitted attribute is not filled in by the graph backends)."""
+    from ..ir.registry import OPS
+    return {a.name: a.default for a in OPS[name].attrs.values()}
+
+
 def usable_ops():
-    """Registry ops the generator can call: stateless, no required attribute, 1-2 inputs."""
-    from ..ir.registry import OPS, REQUIRED
+    """Registry ops the generator can call: stateless, 1-2 inputs, every attribute with a
+    plain Python default (so the repro prints it)."""
+    from ..ir.registry import OPS
     out = []
     for name, op in sorted(OPS.items()):
         if op.stateful or op.variadic or not 1 <= len(op.inputs) <= 2:
             continue
-        if any(a.default is REQUIRED for a in op.attrs.values()):
+        if not all(isinstance(a.default, _PLAIN) or (isinstance(a.default, tuple) and all(
+                isinstance(x, _PLAIN) for x in a.default)) for a in op.attrs.values()):
             continue
         out.append(name)
     return out
@@ -85,7 +97,7 @@ def generate(seed: int) -> dict:
             n = len(OPS[name].inputs)
             args = [int(rng.integers(len(types))) for _ in range(n)]
             try:
-                out = infer_types(OPS[name], [types[i] for i in args], {})
+                out = infer_types(OPS[name], [types[i] for i in args], _default_attrs(name))
             except Exception:  # noqa: BLE001 - not applicable to these types
                 continue
             if len(out) != 1 or out[0].dtype.kind not in "fiub":
@@ -105,7 +117,8 @@ def generate(seed: int) -> dict:
 def _program_lines(prog) -> list:
     code = ["def program(x0, x1):", "    v = [x0, x1]"]
     for name, args in prog["chain"]:
-        code.append(f"    v.append(apply({name!r}, ({', '.join(f'v[{i}]' for i in args)},)))")
+        ins = ", ".join(f"v[{i}]" for i in args)
+        code.append(f"    v.append(apply({name!r}, ({ins},), {_default_attrs(name)!r}))")
     code += ["    " + ln for ln in _WRAP_SOURCE[prog["wrap"]](prog)]
     return code + ["    return v[-1]"]
 
@@ -125,7 +138,8 @@ def source(prog: dict) -> str:
     elif prog.get("grad"):
         lines += ["def run(x0, x1):", "    with tf.GradientTape() as tape:",
                   "        tape.watch(x0)", "        y = program(x0, x1)",
-                  "    return y, tape.gradient(tf.reduce_sum(tf.cast(y, tf.float32)), x0)"]
+                  "        s = tf.reduce_sum(tf.cast(y, tf.float32))",
+                  "    return y, tape.gradient(s, x0)"]
     else:
         lines += ["run = program"]
     lines += ["print(run(x0, x1))", "print(tf.function(run)(x0, x1))",

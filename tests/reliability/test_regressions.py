@@ -137,6 +137,22 @@ def test_while_gradient_with_zero_iterations_or_zero_size(mode):
     assert in_mode(empty_value, mode)(tf.zeros([0, 2])).shape == (0, 2)
 
 
+@pytest.mark.parametrize("jit", [False, True])
+def test_while_gradient_of_a_value_empty_only_at_run_time(jit):
+    # found by the fuzzer (seed 20002): unknown dims at trace time, a 0-sized value at run
+    # time; TF 2.21 gives an empty gradient of the same shape
+    @tf.function(jit_compile=jit, input_signature=[tf.TensorSpec([None, None], tf.float32)])
+    def f(x):
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+            y = tf.while_loop(lambda i, a: i < 2, lambda i, a: (i + 1, a * 3.0), [0, x],
+                              maximum_iterations=2)[1]
+            s = tf.reduce_sum(y)
+        return tape.gradient(s, x)
+    assert f(tf.zeros([1, 0])).shape == (1, 0)
+    np.testing.assert_array_equal(f(tf.ones([2, 3])).numpy(), np.full((2, 3), 9.0))
+
+
 def test_while_over_a_captured_eager_tensor_is_differentiated():
     x = tf.constant(2.0)
 

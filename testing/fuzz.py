@@ -156,8 +156,9 @@ _WRAP_SOURCE = {
     "case": lambda p: [f"v.append(tf.switch_case(tf.constant({p['k']}), "
                        "[lambda: tf.zeros_like(v[-1]), lambda: tf.identity(v[-1])]))"],
     "while": lambda p: [f"op, arg = {p['chain'][-1][0]!r}, v[{p['chain'][-1][1][0]}]",
+                        f"attrs = {_default_attrs(p['chain'][-1][0])!r}",
                         f"v.append(tf.while_loop(lambda i, a: i < {p['k']}, "
-                        "lambda i, a: (i + 1, apply(op, (a,))), [0, arg], "
+                        "lambda i, a: (i + 1, apply(op, (a,), attrs)), [0, arg], "
                         f"maximum_iterations={p['k']})[1])"],
 }
 

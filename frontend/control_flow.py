@@ -62,7 +62,7 @@ def _link_captures(outer: FuncGraph, graphs, operands: list, sources: list | Non
                 t = outer.resource(value) if _is_variable(value) else outer.capture(value)
                 operands.append(t)
                 if sources is not None:
-                    sources.append(value if _is_variable(value) else t)
+                    sources.append(value)
                 pos = index[id(value)] = len(operands) - 1
             ph.attrs["outer"] = pos
 
@@ -187,7 +187,7 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
                          f"[at {errors.user_frame()}]")
     tts = []
     for path, v, inv in zip(paths, flat, invariants):
-        shape = v._tt.shape
+        shape = v.shape.as_tuple()   # an eager tensor (captured later) has no _tt
         if inv is not None:
             inv = as_shape(inv)
             if not inv.is_compatible_with(TensorShape.from_tuple(shape)):
@@ -271,7 +271,7 @@ def _while_node(g, wcond, wbody, full, flat, tts, paths, structure, name, max_it
                 f"shape to vary across iterations, use the `shape_invariants` argument of "
                 f"tf.while_loop to specify a less-specific shape [at {errors.user_frame()}]")
     operands = [g.capture(t) for t in flat]
-    sources = list(operands)
+    sources = list(flat)   # what a tape tracks: an eager loop value, not its capture
     _link_captures(g, [cg, bg], operands, sources)
     if record and dispatch.tape_hook is not None:
         from .gradients import control_flow as cf_grad

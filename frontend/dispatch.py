@@ -64,6 +64,8 @@ def _default_dtype(value) -> D.DType:
             kind = "c"
         elif isinstance(x, (list, tuple)):  # a nested list of the wrong length
             raise ValueError("Can't convert non-rectangular Python sequence to Tensor.")
+        elif x is None:
+            raise ValueError("Can't convert Python sequence with mixed types to Tensor.")
         else:
             raise TypeError(f"Cannot convert {value!r} to a Tensor: element {x!r} of type "
                             f"{type(x).__name__} is not a number")
@@ -93,6 +95,9 @@ def _to_array(value, dt: D.DType, strict: bool):
     except (OverflowError, ValueError, TypeError) as e:
         raise TypeError(f"Cannot convert {value!r} to EagerTensor of dtype {dt.name}: "
                         f"{e}") from None
+    if dt.kind == "f" and arr.ndim and np.isnan(arr).any() and any(
+            x is None for x in np.asarray(value, dtype=object).ravel()):
+        raise ValueError("Can't convert Python sequence with mixed types to Tensor.")
     if strict and dt.kind not in "fc":
         ref = np.asarray(value, dtype=object if dt.kind == "b" else np.float64)
         # TF takes no Python float as an integer, and only bools as bool, whatever the value
@@ -123,7 +128,19 @@ def _bytes_array(value):
 def convert_to_tensor(value, dtype=None, dtype_hint=None, name=None):
     """TF's `convert_to_tensor`: Tensors pass through (a requested dtype must match); Python
     values take `dtype`, else `dtype_hint` when representable, else TF's defaults; NumPy values
-    keep their dtype unless one is requested."""
+    keep their dtype unless one is requested. A refusal names the user's line."""
+    if dtype is None and type(value) is Tensor:   # the common case, without the wrapper
+        return value
+    try:
+        return _convert(value, dtype, dtype_hint)
+    except (TypeError, ValueError) as e:
+        msg = str(e)
+        if "[at " in msg or type(e) not in (TypeError, ValueError):
+            raise
+        raise type(e)(f"{msg} [at {errors.user_frame()}]") from None
+
+
+def _convert(value, dtype, dtype_hint):
     if isinstance(value, Tensor):
         if dtype is not None and D.as_dtype(dtype) is not value._dtype:
             raise ValueError(f"Tensor conversion requested dtype {D.as_dtype(dtype).name} for "
@@ -132,6 +149,10 @@ def convert_to_tensor(value, dtype=None, dtype_hint=None, name=None):
     conv = getattr(value, "_as_tensor", None)
     if conv is not None:  # Variables and symbolic tensors
         return convert_to_tensor(conv(), dtype=dtype)
+    if value is None:   # NumPy would make it NaN under a float dtype
+        raise ValueError("None values not supported." if graph_hook is not None else
+                         "Attempt to convert a value (None) with an unsupported type "
+                         "(<class 'NoneType'>) to a Tensor.")
     if isinstance(value, (list, tuple)) and _nested_has_tensor(value):
         from .ops.array import autopack  # a list holding tensors packs them, as TF does
         return autopack(value, dtype=dtype, dtype_hint=dtype_hint)
@@ -148,9 +169,6 @@ def convert_to_tensor(value, dtype=None, dtype_hint=None, name=None):
             return _constant(_to_array(value, dt, strict=True), dt)
         except TypeError:
             pass
-    if value is None:
-        raise ValueError("Attempt to convert a value (None) with an unsupported type "
-                         "(<class 'NoneType'>) to a Tensor.")
     dt = _default_dtype(value)
     return _constant(_to_array(value, dt, strict=False), dt)
 

@@ -12,6 +12,7 @@ import functools
 import inspect
 import itertools
 import logging
+import threading
 import time
 import weakref
 
@@ -29,6 +30,11 @@ log = logging.getLogger("flowjit")
 
 _MAX_TRACES = 64          # a Function keeps at most this many concrete functions (LRU)
 _RETRACE_WINDOW = 5       # TF warns when the last 5 calls all traced
+# Tracing, planning and compiling (cache misses only) hold one process-wide lock: the tracer's
+# hooks are process-wide, and concurrent first calls of a signature must trace and compile
+# once. Cache hits take no lock; variables have their own (runtime/resources.py).
+_COMPILE_LOCK = threading.RLock()
+_tracing_thread = None    # the thread that holds _COMPILE_LOCK to trace
 
 
 def function(func=None, *, input_signature=None, autograph=True, jit_compile=None,
@@ -87,7 +93,8 @@ class Function:
 
     # --- calling ------------------------------------------------------------------------
     def __call__(self, *args, **kwargs):
-        if config.RUN_EAGERLY or func_graph._STACK and func_graph._STACK[-1] is not None:
+        if config.RUN_EAGERLY or func_graph._STACK and func_graph._STACK[-1] is not None \
+                and _tracing_thread == threading.get_ident():
             # Eager debugging, or a call from inside another trace: the body is traced
             # inline into the caller's graph (converted by AutoGraph in the latter case).
             if self._autograph and not config.RUN_EAGERLY:
@@ -108,7 +115,8 @@ class Function:
                 key = trace_type.key_and_flat(args, flat)
         cf = self._cache.get(key)
         if cf is None:
-            cf = self._lookup_or_trace(key, args)
+            with _COMPILE_LOCK:
+                cf = self._cache.get(key) or self._lookup_or_trace(key, args)
             self._note_call(True)
         elif self._consecutive_traces:
             self._note_call(False)
@@ -232,6 +240,14 @@ class Function:
 
     # --- tracing ----------------------------------------------------------------------------
     def _trace(self, args, key):
+        global _tracing_thread
+        outer_thread, _tracing_thread = _tracing_thread, threading.get_ident()
+        try:
+            return self._trace_locked(args, key)
+        finally:
+            _tracing_thread = outer_thread
+
+    def _trace_locked(self, args, key):
         t0 = time.perf_counter()
         graph, structure, created = self._trace_once(args, key, may_create=not self._trace_count)
         if created:
@@ -277,7 +293,8 @@ class Function:
         key = trace_type.spec_key(args)
         cf = self._cache.get(key)
         if cf is None:
-            cf = self._lookup_or_trace(key, args)
+            with _COMPILE_LOCK:
+                cf = self._cache.get(key) or self._lookup_or_trace(key, args)
         return cf
 
     def experimental_get_tracing_count(self) -> int:
@@ -501,7 +518,9 @@ class ConcreteFunction:
             return self._call_xla(flat)
         plan = self._plan
         if plan is None:
-            self._build()
+            with _COMPILE_LOCK:
+                if self._plan is None:
+                    self._build()
             plan = self._plan
         vals = [t._value for t in flat]
         vals += self._capture_values
@@ -540,7 +559,8 @@ class ConcreteFunction:
         exe = self._xla_cache.get(key)
         vals += caps
         if exe is None:
-            exe = self._compile_xla(vals, key)
+            with _COMPILE_LOCK:
+                exe = self._xla_cache.get(key) or self._compile_xla(vals, key)
         outs = exe(vals)
         return _rebuild(self._structure, [Tensor._wrap(v, t)
                                           for v, t in zip(outs, self._out_dtypes)])

@@ -151,9 +151,37 @@ def _op_text(op) -> str:
     return text[0] + (" ..." if len(text) > 1 else "")
 
 
+def _dominance(module, locs: dict) -> list:
+    """MLIR's SSA dominance rule, which xDSL's verifier does not check: an operand is defined
+    by an earlier op of its block or of an enclosing block, or is an enclosing block's
+    argument. A Diag per violating use."""
+    diags = []
+
+    def walk(block, visible: set):
+        visible = visible | set(block.args)
+        for op in block.ops:
+            for i, v in enumerate(op.operands):
+                if v not in visible:
+                    line, col = locs.get(op, (None, None))
+                    diags.append(Diag(f"'{op.name}' op operand #{i} does not dominate this "
+                                      f"use", line, col))
+            for region in op.regions:
+                for b in region.blocks:
+                    walk(b, visible)
+            visible.update(op.results)
+
+    for region in module.regions:
+        for b in region.blocks:
+            walk(b, set())
+    return diags
+
+
 def verify(module, locs: dict) -> list:
     """Verify every op (each alone, so one broken op does not hide the next); a Diag per
     failing op, at its line when the op came from the input."""
+    diags = _dominance(module, locs)
+    if diags:
+        return diags
     try:
         module.verify()
         return []

@@ -47,7 +47,9 @@ class Variable:
     @property
     def _value(self) -> Tensor:
         """The current value as an eager Tensor (no graph involved)."""
-        return Tensor._wrap(self._handle.value, self._dtype)
+        h = self._handle
+        with h.lock:   # not while an XLA call in another thread donates the buffer
+            return Tensor._wrap(h.value, self._dtype)
 
     # --- metadata -------------------------------------------------------------
     @property
@@ -157,7 +159,8 @@ class Variable:
         if hook is not None:
             return hook(self, "assign", value, read_value)
         new = self._checked(value, "assign")
-        self._handle.value = new._value
+        with self._handle.lock:
+            self._handle.value = new._value
         return self if read_value else None
 
     def assign_add(self, delta, use_locking=None, name=None, read_value=True):
@@ -165,7 +168,9 @@ class Variable:
         if hook is not None:
             return hook(self, "assign_add", delta, read_value)
         d = self._checked(delta, "assign_add")
-        self._handle.value = dispatch.apply("add", (self._value, d))._value
+        h = self._handle
+        with h.lock:
+            h.value = dispatch.apply("add", (Tensor._wrap(h.value, self._dtype), d))._value
         return self if read_value else None
 
     def assign_sub(self, delta, use_locking=None, name=None, read_value=True):
@@ -173,7 +178,9 @@ class Variable:
         if hook is not None:
             return hook(self, "assign_sub", delta, read_value)
         d = self._checked(delta, "assign_sub")
-        self._handle.value = dispatch.apply("sub", (self._value, d))._value
+        h = self._handle
+        with h.lock:
+            h.value = dispatch.apply("sub", (Tensor._wrap(h.value, self._dtype), d))._value
         return self if read_value else None
 
     def __repr__(self):

@@ -13,11 +13,12 @@ the result type(s); it raises `InferenceError` for bad input. Shapes are tuples 
 """
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from typing import Any, Callable, NamedTuple
 
 from . import dtypes as D
-from .errors import InvalidArgumentError
+from .errors import InvalidArgumentError, ResourceExhaustedError
 
 
 class TT(NamedTuple):
@@ -169,8 +170,38 @@ def get(name: str) -> OpDef:
 
 
 def infer_types(opdef: OpDef, types, attrs: dict) -> tuple:
-    """Run an op's inference and normalize to a tuple of TT (attribute operands left out)."""
+    """Run an op's inference (attribute operands left out) and normalize to a tuple of TT; a
+    exist is refused here, before NumPy or XLA try to allocate it (XLA aborts the process)."""
     if opdef.tensor_attrs and len(types) > len(opdef.inputs):
         types = types[:len(opdef.inputs)]
     out = opdef.infer(types, attrs)
-    return (out,) if isinstance(out, TT) else tuple(out)
+    out = (out,) if isinstance(out, TT) else tuple(out)
+    for tt in out:
+        check_size(tt)
+    return out
+
+
+_MAX_ELEMENTS = 2**63 - 1
+# TF reports OOM when an allocation fails; flowjit refuses, before allocating, a result larger
+# than the machine's physical memory (NumPy would raise MemoryError, XLA abort).
+_MAX_BYTES = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+
+
+def check_size(tt) -> None:
+    """Raise an InferenceError for a fully static shape with more than 2**63 - 1 elements
+    (TF's InvalidArgumentError) or more bytes than memory holds (TF's ResourceExhaustedError)."""
+    shape = tt.shape
+    if not shape or None in shape:
+        return
+    n = 1
+    for d in shape:
+        n *= d
+    if n <= 2**24:   # the common case: far below any limit
+        return
+    dims = ",".join(map(str, shape))
+    if n > _MAX_ELEMENTS:
+        raise InferenceError(f"Shape [{dims}] would have more than 2**63 - 1 elements")
+    itemsize = tt.dtype.size or 8
+    if n * itemsize > _MAX_BYTES:
+        raise InferenceError(f"OOM when allocating tensor with shape[{dims}] and type "
+                             f"{tt.dtype.name}", ResourceExhaustedError)

@@ -8,7 +8,7 @@ depends on data, not on shapes, cannot be compiled and raises (TF's class and re
 """
 from __future__ import annotations
 
-from .errors import InvalidArgumentError, UnimplementedError
+from .errors import InvalidArgumentError, OpError, UnimplementedError
 from .graph import Graph, Node
 from .registry import OPS, InferenceError, infer_types
 from .shape_values import data_source, known_value
@@ -39,10 +39,11 @@ class _Specializer:
                 try:
                     out_types = infer_types(OPS[node.op], in_types, attrs)
                 except InferenceError as e:
-                    # The concrete shapes of this call break an op whose trace saw `None` dims:
-                    # TF/XLA report the op's own error class (InvalidArgumentError).
-                    raise e.error_class(None, node.op, f"{node.op}: {e}\n  [[node "
-                                        f"{node.name} ({node.location})]]") from None
+                    cls = e.error_class if issubclass(e.error_class, OpError) else \
+                        UnimplementedError
+                    why = str(e) if str(e).startswith(node.op) else f"{node.op}: {e}"
+                    raise cls(None, node.op, f"{why} [node {node.name} at "
+                              f"{node.location}]") from None
             else:
                 out_types = getattr(self, "_" + node.op)(node, in_types, attrs)
             nn = Node(node.name, node.op, ins, attrs, out_types,

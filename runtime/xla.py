@@ -77,9 +77,24 @@ class XlaExecutable:
         self.written_args = list(written_args)
         self.timings = timings
         self._execute = loaded.execute_sharded
+        self._locks = None   # the variables' locks, in one global order (no deadlock)
 
     def __call__(self, args):
-        """`args`: device buffers, except variables, which come as ResourceHandles."""
+        """`args`: device buffers, except variables, which come as ResourceHandles. The
+        variables' locks are held from reading their buffers to writing the results back."""
+        locks = self._locks
+        if locks is None:
+            handles = {id(a): a for a in args if type(a) is ResourceHandle}
+            locks = self._locks = [handles[k].lock for k in sorted(handles)]
+        for lock in locks:
+            lock.acquire()
+        try:
+            return self._run(args)
+        finally:
+            for lock in locks:
+                lock.release()
+
+    def _run(self, args):
         bufs = list(args)
         for i, a in enumerate(args):
             if type(a) is ResourceHandle:

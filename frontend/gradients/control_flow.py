@@ -225,6 +225,13 @@ def differentiable_while(g, cg, bg, operands, sources, tts, max_iter, name):
         row = array.expand_dims(v, 0)
         if max_iter is None:
             return array.concat([acc, row], 0)
+        dims = acc.shape.dims
+        if 0 in dims:   # no iteration or no element to keep (and no scatter into [])
+            return acc
+        if None in dims:   # may be empty at run time, where a scatter refuses: select the row
+            from ..ops import math
+            hit = math.equal(array.range(max_iter), i)
+            return math.where(array.reshape(hit, [max_iter] + [1] * (len(dims) - 1)), row, acc)
         return array.tensor_scatter_nd_update(acc, array.reshape(i, [1, 1]), row)
 
     def acond(i, *rest):

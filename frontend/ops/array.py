@@ -18,6 +18,7 @@ import numbers
 from ...ir import dtypes as D
 from ...ir import errors
 from ...ir.ops.array import PAD_MODES
+from ...ir.registry import TT, InferenceError, check_size
 from ...ir.shapes import TensorShape, format_shape
 from ..dispatch import _is_tensor_like, _nested_has_tensor, apply, convert_to_tensor, \
     op_error
@@ -88,6 +89,9 @@ def _int_or_fail(v, opname, what, err):
         v = v.tolist()
     if isinstance(v, bool) or not isinstance(v, numbers.Integral):
         raise _error(err, opname, f"`{what}` must hold integers, got {v!r}")
+    if not -2**63 <= v < 2**63:
+        raise _error(ValueError, opname, f"`{what}`: Can't convert Python sequence with "
+                     f"out-of-range integer to Tensor, got {v!r}")
     return int(v)
 
 
@@ -119,6 +123,15 @@ def _shape_attr(value, opname, what, err=errors.InvalidArgumentError):
     if is_tensor_arg(value):
         return tensor_arg(value, opname, what)
     return _ints(value, opname, what, err), None
+
+
+def _refuse_huge(opname, dtype, shape):
+    """A composite op checks its result's size before building the (large) intermediates;
+    a primitive op gets the same check from its inference."""
+    try:
+        check_size(TT(D.as_dtype(dtype), tuple(shape)))
+    except InferenceError as e:
+        raise _error(e.error_class, opname, f"{e} [at {errors.user_frame()}]") from None
 
 
 def _nonneg_dims(dims, opname):
@@ -765,6 +778,7 @@ def eye(num_rows, num_columns=None, batch_shape=None, dtype=D.float32, name=None
     n = _int(num_rows, "eye", "num_rows")
     m = n if num_columns is None else _int(num_columns, "eye", "num_columns")
     _nonneg_dims((n, m), "eye")
+    _refuse_huge("eye", dtype, (n, m))
     rows = reshape(range(n), (n, 1))
     diag = _m.cast(_m.equal(rows, range(m)), D.as_dtype(dtype))
     if batch_shape is None:

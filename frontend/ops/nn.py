@@ -21,6 +21,20 @@ from .. import dispatch
 from ..dispatch import apply, convert_pair, convert_to_tensor
 from ..tensor import Tensor
 from . import math as _math
+from .array import _int
+
+
+def _axis(axis, opname):
+    """The `axis` attribute of the softmax family: an integer, -1 by default. TF builds a
+    `range` from a float axis (InvalidArgumentError eagerly, ValueError while tracing) and
+    refuses a string with TypeError; never truncate or parse it."""
+    if axis is None:
+        return -1
+    if isinstance(axis, numbers.Real) and not isinstance(axis, numbers.Integral):
+        cls = ValueError if dispatch.graph_hook is not None else errors.InvalidArgumentError
+        msg = f"{opname}: axis must be an integer, got {axis!r} [at {errors.user_frame()}]"
+        raise cls(msg) if cls is ValueError else cls(None, opname, msg)
+    return _int(axis, opname, "axis")
 
 
 def _dims(t):
@@ -82,14 +96,13 @@ swish = silu
 
 def softmax(logits, axis=None, name=None):
     """exp(logits) / sum(exp(logits)) along `axis` (default: the last)."""
-    return apply("softmax", (convert_to_tensor(logits),), {"axis": -1 if axis is None
-                                                           else int(axis)})
+    return apply("softmax", (convert_to_tensor(logits),), {"axis": _axis(axis, "softmax")})
 
 
 def log_softmax(logits, axis=None, name=None):
     """logits - log(sum(exp(logits))) along `axis` (default: the last)."""
-    return apply("log_softmax", (convert_to_tensor(logits),), {"axis": -1 if axis is None
-                                                               else int(axis)})
+    return apply("log_softmax", (convert_to_tensor(logits),),
+                 {"axis": _axis(axis, "log_softmax")})
 
 
 # --- losses -------------------------------------------------------------------------------
@@ -130,7 +143,7 @@ def softmax_cross_entropy_with_logits(labels, logits, axis=-1, name=None):
     labels = convert_to_tensor(labels, dtype_hint=logits.dtype)
     if labels.dtype != logits.dtype:
         labels = _math.cast(labels, logits.dtype)
-    return apply(opname, (logits, labels), {"axis": -1 if axis is None else int(axis)})
+    return apply(opname, (logits, labels), {"axis": _axis(axis, opname)})
 
 
 def sigmoid_cross_entropy_with_logits(labels=None, logits=None, name=None):

@@ -11,6 +11,7 @@ import numbers
 import random as _pyrandom
 
 from ...ir import dtypes as D
+from ...ir import errors
 from ...ir.shapes import TensorShape
 from ...runtime.kernels import random as _kernels
 from ..dispatch import convert_to_tensor, op_error
@@ -49,6 +50,10 @@ def get_global_seed():
 
 def get_seed(op_seed):
     """TF's `random_seed.get_seed`: the (seed, seed2) attribute pair of a stateful op."""
+    if op_seed is not None and (isinstance(op_seed, (str, bytes)) or
+                                not isinstance(op_seed, numbers.Real)):
+        raise TypeError(f"random seed must be an integer, got {op_seed!r} "  # TF: TypeError
+                        f"[at {errors.user_frame()}]")
     g = _SeedState.global_seed
     if g is not None:
         if op_seed is None:
@@ -89,6 +94,9 @@ def _shape_attr(shape, opname):
             # TF turns such a list into a non-integer (or ragged) tensor and refuses it
             raise op_error(opname, f"shape must be a vector of {{int32,int64}}, got "
                                    f"{list(shape)!r}")
+        if not -2**63 <= d < 2**63:   # NumPy would wrap or fail after drawing
+            raise ValueError(f"{opname}: Can't convert Python sequence with out-of-range "
+                             f"integer to Tensor: shape {list(shape)!r}")
         dims.append(int(d))
     return tuple(dims), None
 

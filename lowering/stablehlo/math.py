@@ -26,7 +26,7 @@ UNARY = {
 }
 BINARY = {
     "add": hlo.add, "sub": hlo.subtract, "mul": hlo.multiply, "div": hlo.divide,
-    "pow": hlo.power, "maximum": hlo.maximum, "minimum": hlo.minimum,
+    "maximum": hlo.maximum, "minimum": hlo.minimum,
     "logical_and": hlo.and_, "logical_or": hlo.or_,
 }
 COMPARE = {"equal": "EQ", "not_equal": "NE", "less": "LT", "less_equal": "LE",
@@ -68,6 +68,25 @@ for _n, _f in BINARY.items():
     _declare_binary(_n, _f)
 for _n, _d in COMPARE.items():
     _declare_compare(_n, _d)
+
+
+@register_lowering("pow")
+def _pow(ctx, op, x, y):
+    """Integer powers by square-and-multiply over every exponent bit: XLA's own integer power
+    looks at the low 6 bits only (2 ** 64 == 1), while TF's kernel and NumPy wrap around."""
+    t = ctx.result_type(op)
+    x, y = ctx.broadcast(x, t), ctx.broadcast(y, t)
+    dt = ctx.dtype(x)
+    if dt.is_floating:
+        return hlo.power(x, y)
+    one, zero = ctx.splat(1, t), ctx.splat(0, t)
+    result, base, e = one, x, y
+    for _ in range(dt.size * 8 - 1):   # the bits of a non-negative (signed) exponent
+        odd = compare(ctx, hlo.and_(e, one), zero, "NE")
+        result = hlo.select(odd, hlo.multiply(result, base), result)
+        base = hlo.multiply(base, base)
+        e = hlo.shift_right_logical(e, one)
+    return hlo.select(compare(ctx, y, zero, "LT"), hlo.power(x, y), result)
 
 
 @register_lowering("square")

@@ -1,0 +1,1 @@
+"""Testing tools shipped with flowjit: the differential fuzzer (`python -m flowjit.testing.fuzz`)."""

@@ -171,7 +171,8 @@ def get(name: str) -> OpDef:
 
 def infer_types(opdef: OpDef, types, attrs: dict) -> tuple:
     """Run an op's inference (attribute operands left out) and normalize to a tuple of TT; a
-    static result too large to exist is refused here, before NumPy or XLA try to allocate it (XLA aborts the process)."""
+    static result too large to exist is refused here, before NumPy or XLA try to allocate it
+    (XLA aborts the process)."""
     if opdef.tensor_attrs and len(types) > len(opdef.inputs):
         types = types[:len(opdef.inputs)]
     out = opdef.infer(types, attrs)

@@ -4,6 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...ir import dtypes as D
+from ...ir import errors
 from ..dispatch import apply, convert_pair, convert_to_tensor
 
 
@@ -246,9 +247,9 @@ def complex(real, imag, name=None):  # noqa: A001  (TF's name)
     """real + imag * 1j: complex64 from float32 parts, complex128 from float64 parts."""
     re, im = convert_to_tensor(real), convert_to_tensor(imag)
     if re.dtype is not im.dtype or re.dtype not in (D.float32, D.float64):
-        raise TypeError(f"The `real` and `imag` components have incorrect types: "
+        raise TypeError(f"complex: The `real` and `imag` components have incorrect types: "
                         f"{re.dtype.name} {im.dtype.name}. They must be consistent, and one "
-                        f"of [tf.float32, tf.float64]")
+                        f"of [tf.float32, tf.float64] [at {errors.user_frame()}]")
     return apply("complex", (re, im))
 
 

@@ -209,8 +209,11 @@ def _where(op) -> str:
 
 def refuse_strings(fname: str, op):
     """TF's error for a string tensor under jit_compile (its class and opening words)."""
-    what = "the function's results" if op.name == "func.return" else \
-        f"{op.name} at {_where(op)}"
+    what = f"{op.name} at {_where(op)}"
+    if op.name == "func.return":  # name the op that made the string result, where there is one
+        made = [v.owner for v in op.operands if _is_string(v) and hasattr(v.owner, "location")]
+        what = (f"the function's results ({made[0].name} at {_where(made[0])})" if made else
+                "the function's results (a string argument)")
     raise InvalidArgumentError(None, op.name, f"Detected unsupported operations when trying "
                                f"to compile graph {fname} on XLA_CPU_JIT: {what} hold string "
                                f"tensors, which XLA has no type for; call the function "

@@ -173,6 +173,9 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
     g = func_graph.current()
     if g is None:
         return _eager_while(cond, body, structure, maximum_iterations, single)
+    from . import tensor_array
+    if tensor_array.has_unallocated(structure):
+        structure = _with_element_shapes(g, body, structure, single)
     flat = [_to_tensor(v, "while_loop loop_vars") for v in nest.flatten(structure)]
     paths = [p for p, _ in nest.flatten_with_paths(structure)]
     invariants = [None] * len(flat) if shape_invariants is None else \
@@ -224,6 +227,16 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
     outs = list(outs[1:] if counter else outs)
     result = nest.pack_sequence_as(structure, outs)
     return result[0] if single else result
+
+
+def _with_element_shapes(g, body, structure, single):
+    """TensorArrays in `structure` with nothing written yet get the element shapes a trace of
+    `body` (into a graph that is then dropped) writes, so they can be loop variables."""
+    from . import tensor_array
+    tts = [_to_tensor(v, "while_loop loop_vars")._tt for v in nest.flatten(structure)]
+    _, out, _ = _trace_fn(g, lambda *vs: _normalize_body_out(body(*vs), single), structure,
+                          "element_shapes", tts)
+    return tensor_array.adopt_element_shapes(structure, out)
 
 
 # Static `maximum_iterations` of while nodes (gradients preallocate per-iteration storage).

@@ -143,7 +143,7 @@ class TensorArray:
             else None
         if static is not None and static < 0:
             raise errors.OutOfRangeError(None, f"TensorArray{what.title()}",
-                                         f"{what.title()}ing to negative indices (index "
+                                         f"{what.title()[:-1]}ing to negative indices (index "
                                          f"{static}) is not allowed. {_where()}")
         t = dispatch.convert_to_tensor(index, dtype=D.int32) if not isinstance(index, Tensor) \
             else index

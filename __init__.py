@@ -21,7 +21,7 @@ from .frontend import ops as _ops
 from .frontend import config as _config
 from .frontend.function import ConcreteFunction, Function, function
 from .frontend.func_graph import init_scope, name_scope
-from .frontend.control_flow import cond, switch_case, while_loop
+from .frontend.control_flow import case, cond, switch_case, while_loop
 from .frontend.tensor_array import TensorArray
 from .frontend.functional_ops import foldl, foldr, map_fn, scan
 from .frontend.gradients.tape import GradientTape, UnconnectedGradients, custom_gradient

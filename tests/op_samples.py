@@ -773,3 +773,8 @@ add("assert", lambda x, y: tf.debugging.assert_equal(x, y), nonzero((3,), I32),
     raises=tf.errors.InvalidArgumentError, xla="unimplemented")
 add("assert", lambda x: (tf.debugging.assert_less(x, 10.0), x)[1], R((4,), F64),
     tag="f64-holds", xla="unimplemented")
+
+
+# --- checks -------------------------------------------------------------------------------
+add("ensure_shape", lambda x: tf.ensure_shape(x, [None, 3]) * 2.0, R((4, 3), F32))
+add("ensure_shape", lambda x: tf.ensure_shape(x, [2, 2]), R((2, 2), I32), tag="i32-full")

@@ -27,4 +27,4 @@ def register_gradient(*opnames):
     return deco
 
 
-from . import math, reduce, linalg, array, nn, checks  # noqa: E402,F401
+from . import math, reduce, linalg, array, nn, checks, script  # noqa: E402,F401

@@ -1,6 +1,6 @@
 """The TF-named op API, one module per family. Each module lists what it exports in
 `EXPORTS = {namespace: [names]}` ("" is the top level, "math" is `flowjit.math`, ...) and
 maps every registry op it reaches to a public name in `API_FOR_OP` (the coverage test reads it)."""
-from . import math, reduce, linalg, array, nn, random, state, logging, fused, checks  # noqa: F401
+from . import math, reduce, linalg, array, nn, random, state, logging, fused, checks, script  # noqa: F401
 
-FAMILIES = (math, reduce, linalg, array, nn, random, state, logging, fused, checks)
+FAMILIES = (math, reduce, linalg, array, nn, random, state, logging, fused, checks, script)

@@ -15,5 +15,5 @@ from __future__ import annotations
 
 from .core import RULES, LoweringContext, Resource, lower_module, register_lowering  # noqa
 
-from . import math, reduce, linalg, array, nn, random, state, logging, fused, checks  # noqa: E402,F401
+from . import math, reduce, linalg, array, nn, random, state, logging, fused, checks, script  # noqa: E402,F401
 from . import control_flow  # noqa: E402,F401

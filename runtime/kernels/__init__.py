@@ -27,4 +27,4 @@ def register(name, fn):
     return fn
 
 
-from . import math, reduce, linalg, array, nn, random, state, logging, fused, checks  # noqa: E402,F401
+from . import math, reduce, linalg, array, nn, random, state, logging, fused, checks, script  # noqa: E402,F401

@@ -139,18 +139,32 @@ class TensorArray:
 
     def _index(self, index, what):
         """(index tensor, static index or None); negative static indices raise as TF."""
-        static = control_flow._static_int(index) if not isinstance(index, (list, tuple)) \
-            else None
+        static = control_flow._static_int(index)
         if static is not None and static < 0:
+            verb = {"write": "Writing to", "read": "Reading from"}[what]
             raise errors.OutOfRangeError(None, f"TensorArray{what.title()}",
-                                         f"{what.title()[:-1]}ing to negative indices (index "
-                                         f"{static}) is not allowed. {_where()}")
+                                         f"{verb} negative indices (index {static}) is not "
+                                         f"allowed. {_where()}")
         t = dispatch.convert_to_tensor(index, dtype=D.int32) if not isinstance(index, Tensor) \
             else index
         if t.dtype is not D.int32:
             raise TypeError(f"TensorArray.{what}: index must be int32, got {t.dtype.name} "
                             f"{_where()}")
         return t, static
+
+    def _check_write(self, static):
+        """A write past a fixed size, when the index is known: TF's eager OutOfRangeError,
+        or (traced) the InvalidArgumentError TF's graph raises when it runs."""
+        if self._dynamic or static is None or not isinstance(self._size, int) or \
+                static < self._size:
+            return
+        if func_graph.current() is None:
+            raise errors.OutOfRangeError(None, "TensorArrayWrite",
+                                         f"Tried to write to index {static} but array is not "
+                                         f"resizeable and size is: {self._size} {_where()}")
+        raise errors.InvalidArgumentError(None, "TensorArrayWrite",
+                                          f"Trying to modify element {static} in a list with "
+                                          f"{self._size} elements. {_where()}")
 
     def _value(self, value, what):
         if isinstance(value, Tensor) or hasattr(value, "_as_tensor"):
@@ -188,8 +202,7 @@ class TensorArray:
     def write(self, index, value, name=None):
         value = self._value(value, "Write")
         idx, static = self._index(index, "write")
-        if func_graph.current() is None:
-            self._check_write_eager(static)
+        self._check_write(static)
         if self._buffer is None:
             # Copy first: a traced write returns a new array and leaves this one as it was.
             this = self._with(None) if func_graph.current() is not None else self
@@ -199,12 +212,6 @@ class TensorArray:
         this._merge_shape(value.shape)
         return this._store(self._buffer, idx, static, value)
 
-    def _check_write_eager(self, static):
-        if not self._dynamic and static >= self._size:
-            raise errors.OutOfRangeError(None, "TensorArrayWrite",
-                                         f"Tried to write to index {static} but array is not "
-                                         f"resizeable and size is: {self._size} {_where()}")
-
     def _store(self, buffer, idx, static, value):
         array, _ = _ops()
         size = None
@@ -212,10 +219,6 @@ class TensorArray:
             buffer = self._grown(buffer, idx + 1)
             if func_graph.current() is None:
                 size = buffer.shape[0]
-        elif static is not None and isinstance(self._size, int) and static >= self._size:
-            raise errors.OutOfRangeError(None, "TensorArrayWrite",
-                                         f"Tried to write to index {static} but array is not "
-                                         f"resizeable and size is: {self._size} {_where()}")
         self._cleared.discard(static)
         row = array.expand_dims(value, 0)
         new = array.tensor_scatter_nd_update(buffer, array.reshape(idx, (1, 1)), row)
@@ -227,9 +230,10 @@ class TensorArray:
         if value.shape.rank == 0:
             raise ValueError(f"Argument `axis` = 0 not in range [0, 0) {_where()}")
         self._merge_shape(TensorShape.from_tuple(tuple(value.shape.as_tuple())[1:]))
+        array, _ = _ops()
         n = value.shape[0]
         self._cleared = set()
-        return self._updated(value, n if n is not None else None)
+        return self._updated(value, n if n is not None else array.shape(value)[0])
 
     def scatter(self, indices, value, name=None):
         """Element `indices[i]` becomes `value[i]`."""
@@ -243,7 +247,7 @@ class TensorArray:
         size = None
         if func_graph.current() is None:
             for i in idx.numpy().reshape(-1).tolist():
-                this._check_write_eager(i)
+                this._check_write(i)
                 this._cleared.discard(i)
         if self._dynamic:
             _, math = _ops()
@@ -289,7 +293,8 @@ class TensorArray:
 
     def stack(self, name=None):
         """All elements stacked along a new first dimension."""
-        if self._buffer is None and self._size == 0 and self._element_shape.rank is None:
+        if self._buffer is None and self._size == 0 and self._element_shape.rank is None and \
+                isinstance(self._size, int):
             array, _ = _ops()
             return array.zeros((0,), self._dtype)    # TF: an empty float vector
         return self._allocated()

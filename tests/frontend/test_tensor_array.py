@@ -141,6 +141,27 @@ def test_traced_shape_mismatch_names_the_line():
         tf.function(f)(tf.constant(X))
 
 
+def test_traced_static_index_errors():
+    def write_past(x):
+        return tf.TensorArray(tf.float32, size=3).write(5, x[0]).stack()
+
+    def read_past(x):
+        return tf.TensorArray(tf.float32, size=3).write(0, x[0]).read(5)
+    # TF 2.21 (graph): InvalidArgumentError "Trying to modify element 5 in a list with 3
+    # elements." / "Trying to access element 5 in a list with 3 elements."
+    with pytest.raises(tf.errors.InvalidArgumentError,
+                       match="Trying to modify element 5 in a list with 3 elements"):
+        tf.function(write_past)(tf.constant(X))
+    with pytest.raises(tf.errors.InvalidArgumentError,
+                       match="Trying to access element 5 in a list with 3 elements"):
+        tf.function(read_past)(tf.constant(X))
+    # TF 2.21 (eager): OutOfRangeError "Reading from negative indices (index -1) is not
+    # allowed."
+    with pytest.raises(tf.errors.OutOfRangeError,
+                       match=r"Reading from negative indices \(index -1\) is not allowed"):
+        tf.TensorArray(tf.float32, size=3).read(-1)
+
+
 # --- gradients through loops: an RNN-style accumulation ----------------------------------
 def _rnn_numpy(w, x):
     h = np.zeros(w.shape[0])

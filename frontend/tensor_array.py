@@ -203,14 +203,10 @@ class TensorArray:
         value = self._value(value, "Write")
         idx, static = self._index(index, "write")
         self._check_write(static)
-        if self._buffer is None:
-            # Copy first: a traced write returns a new array and leaves this one as it was.
-            this = self._with(None) if func_graph.current() is not None else self
-            this._merge_shape(value.shape)
-            return this._store(this._allocated(), idx, static, value)
+        # Traced, a write returns a new array and leaves this one as it was.
         this = self._with(self._buffer) if func_graph.current() is not None else self
         this._merge_shape(value.shape)
-        return this._store(self._buffer, idx, static, value)
+        return this._store(this._allocated(), idx, static, value)
 
     def _store(self, buffer, idx, static, value):
         array, _ = _ops()

@@ -13,13 +13,14 @@ import numpy as np
 
 from ...ir import dtypes as D
 from ...ir import errors
-from ...runtime.kernels.script import register_function
-from .. import func_graph
+from ...runtime.kernels.script import FUNCTIONS, register_function
+from .. import dispatch, func_graph
 from ..dispatch import apply, convert_to_tensor
 from ..tensor import Tensor
 
 # py_function token -> the user's function (the gradient runs it again).
 USER_FUNCTIONS: dict = {}
+EAGER_TOKEN = "pyfunc_eager"
 
 
 def _dtypes(Tout):
@@ -75,9 +76,16 @@ def _script_op(opname, func, inp, Tout, eager_tensors):
             raise refuse(opname, errors.user_frame())
     single, dtypes = _dtypes(Tout)
     inputs = tuple(convert_to_tensor(x) for x in (inp or ()))
-    token = register_function(_wrap(func, single, dtypes, opname, eager_tensors))
-    if eager_tensors:
-        USER_FUNCTIONS[token] = func
+    call = _wrap(func, single, dtypes, opname, eager_tensors)
+    if g is None and dispatch.tape_hook is None:
+        # An eager call that nothing records runs at once: one reused token keeps the
+        # registry from growing and eager dispatch's inference cache hitting.
+        FUNCTIONS[EAGER_TOKEN] = call
+        token = EAGER_TOKEN
+    else:
+        token = register_function(call)
+        if eager_tensors:
+            USER_FUNCTIONS[token] = func
     outs = apply(opname, inputs, {"func": token, "Tout": dtypes})
     outs = [outs] if isinstance(outs, Tensor) else list(outs or ())
     return outs[0] if single else outs

@@ -1,7 +1,8 @@
 """`py_function` / `numpy_function` under XLA: Python cannot run inside a compiled
 computation, so they are refused with TF's class (InvalidArgumentError), naming the op and the
-user's line. The API already refuses while tracing for jit_compile; this rule covers modules
-lowered directly (flowjit-opt)."""
+user's line. The API already refuses while tracing under jit_compile (the results' unknown
+shapes would stop lowering earlier anyway); this rule refuses the same way for a module that
+reaches lowering with them known (flowjit-opt input)."""
 from __future__ import annotations
 
 from ...ir.errors import InvalidArgumentError

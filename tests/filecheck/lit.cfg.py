@@ -8,6 +8,7 @@ Every `*.mlir` file here is a test: its `// RUN:` lines run in lit's internal sh
 `filecheck` is the PyPI `filecheck` package's command (else `python -m filecheck`).
 Nothing depends on PATH, so a clean virtual environment works without activating it.
 """
+import hashlib
 import os
 import shlex
 import shutil
@@ -21,8 +22,10 @@ config.name = "flowjit"
 config.test_format = lit.formats.ShTest(execute_external=False)
 config.suffixes = [".mlir"]
 config.test_source_root = os.path.dirname(os.path.abspath(__file__))
-# Keep lit's Output/ folders (for %t files) out of the source tree.
-config.test_exec_root = os.path.join(tempfile.gettempdir(), "flowjit-lit")
+# Keep lit's Output/ folders (for %t files) out of the source tree, one per checkout: two
+# checkouts sharing one folder overwrite each other's %t files mid-test.
+_checkout = hashlib.sha1(config.test_source_root.encode()).hexdigest()[:10]
+config.test_exec_root = os.path.join(tempfile.gettempdir(), f"flowjit-lit-{_checkout}")
 
 
 def _script(name):

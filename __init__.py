@@ -23,7 +23,11 @@ from .frontend import config as _config
 from .frontend.function import ConcreteFunction, Function, function
 from .frontend.func_graph import init_scope, name_scope
 from .frontend.module import Module
-from .frontend.control_flow import cond, switch_case, while_loop
+from .frontend.control_flow import case, cond, switch_case, while_loop
+from .frontend.tensor_array import TensorArray
+from .frontend.device import device
+from .frontend import device as _device
+from .frontend.functional_ops import foldl, foldr, map_fn, scan
 from .frontend.gradients.tape import GradientTape, UnconnectedGradients, custom_gradient
 from .passes import pipeline as _pipeline
 from .passes import register_pass
@@ -49,6 +53,10 @@ strings = _namespace("strings", "TF's `tf.strings`.")
 config = _namespace("config", "TF's `tf.config`.")
 config.run_functions_eagerly = _config.run_functions_eagerly
 config.functions_run_eagerly = _config.functions_run_eagerly
+config.list_physical_devices = _device.list_physical_devices
+config.list_logical_devices = _device.list_logical_devices
+config.PhysicalDevice = _device.PhysicalDevice
+config.LogicalDevice = _device.LogicalDevice
 config.optimizer = _types.SimpleNamespace(
     set_experimental_options=_pipeline.set_experimental_options,
     get_experimental_options=_pipeline.get_experimental_options)

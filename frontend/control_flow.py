@@ -132,6 +132,82 @@ def switch_case(branch_index, branch_fns, default=None, name=None):
     return _build_branches(g, "case", idx, fns, names, name)
 
 
+def case(pred_fn_pairs, default=None, exclusive=False, strict=False, name="case"):
+    """TF's `tf.case`: the fn of the first pair whose pred is true, else `default` (else the
+    last fn; none true is an error). Traced: one `case` node selected by the index of the
+    first true pred, so gradients follow `switch_case`'s."""
+    pairs = _case_pairs(pred_fn_pairs)
+    preds = [p for p, _ in pairs]
+    fns = [f for _, f in pairs]
+    g = func_graph.current()
+    if g is None:
+        truth = [bool(p) for p in preds]
+        _check_case(truth, preds, default, exclusive)
+        chosen = truth.index(True) if any(truth) else None
+        return fns[chosen]() if chosen is not None else default()
+    from .ops import array, math, reduce
+    flags = math.cast(array.stack(preds), D.int32)
+    # The first true pred's index; none true selects the branch after the pairs (default),
+    # or without a default switch_case's out-of-range branch: the last fn, as TF.
+    index = math.cast(reduce.argmax(array.concat([flags, array.ones([1], D.int32)], 0)),
+                      D.int32)
+    # TF's XLA bridge compiles Assert to nothing; flowjit's XLA refuses asserts, so the run
+    # time checks are left out of XLA-compiled functions, as TF leaves them out.
+    if not getattr(root_graph(g), "jit_compile", False):
+        from .ops.logging import Assert
+        count = reduce.reduce_sum(flags)
+        if exclusive:
+            Assert(math.less_equal(count, 1), [f"Input error: exclusive=True: more than 1 "
+                                               f"conditions evaluated as True [at "
+                                               f"{errors.user_frame()}]", *preds])
+        if default is None:
+            Assert(math.greater(count, 0), [f"Input error: None of conditions evaluated as "
+                                            f"True [at {errors.user_frame()}]", *preds])
+    return switch_case(index, fns if default is None else fns + [default], name=name)
+
+
+def root_graph(g):
+    """The outermost graph (the traced function's) of a nested branch or loop graph."""
+    while g.outer is not None:
+        g = g.outer
+    return g
+
+
+def _case_pairs(pred_fn_pairs):
+    if isinstance(pred_fn_pairs, dict):
+        pairs = list(pred_fn_pairs.items())
+    elif isinstance(pred_fn_pairs, (list, tuple)):
+        pairs = list(pred_fn_pairs)
+    else:
+        raise TypeError(f"'pred_fn_pairs' must be a list, tuple, or dict. Received: "
+                        f"{type(pred_fn_pairs)}")
+    if not pairs:
+        raise ValueError("tf.case: pred_fn_pairs must not be empty")
+    for pred, fn in pairs:
+        if not isinstance(pred, Tensor):
+            raise TypeError(f"pred must be a Tensor, got: {pred!r} [at {errors.user_frame()}]")
+        if pred.dtype is not D.bool_:
+            raise TypeError(f"pred must be Tensor of type bool: {pred!r} "
+                            f"[at {errors.user_frame()}]")
+        if not callable(fn):
+            raise TypeError(f"fn for pred {pred!r} must be callable. "
+                            f"[at {errors.user_frame()}]")
+    return pairs
+
+
+def _check_case(truth, preds, default, exclusive):
+    """Eager `tf.case`'s checks, with TF's class and texts."""
+    shown = ", ".join(str(t) for t in truth)
+    if exclusive and sum(truth) > 1:
+        raise errors.InvalidArgumentError(
+            None, "case", f"Input error: exclusive=True: more than 1 conditions evaluated as "
+            f"True:\n{shown} [at {errors.user_frame()}]")
+    if default is None and not any(truth):
+        raise errors.InvalidArgumentError(
+            None, "case", f"Input error: None of conditions evaluated as True:\n{shown} "
+            f"[at {errors.user_frame()}]")
+
+
 def _build_branches(g, op, selector, fns, names, name):
     traced = [_trace_fn(g, fn, (), bn) for fn, bn in zip(fns, names)]
     structures = [t[1] for t in traced]
@@ -178,6 +254,9 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
     g = func_graph.current()
     if g is None:
         return _eager_while(cond, body, structure, maximum_iterations, single)
+    from . import tensor_array
+    if tensor_array.has_unallocated(structure):
+        structure = _with_element_shapes(g, body, structure, single)
     flat = [_to_tensor(v, "while_loop loop_vars") for v in nest.flatten(structure)]
     paths = [p for p, _ in nest.flatten_with_paths(structure)]
     invariants = [None] * len(flat) if shape_invariants is None else \
@@ -232,6 +311,16 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
     outs = list(outs[1:] if counter else outs)
     result = nest.pack_sequence_as(structure, outs)
     return result[0] if single else result
+
+
+def _with_element_shapes(g, body, structure, single):
+    """TensorArrays in `structure` with nothing written yet get the element shapes a trace of
+    `body` (into a graph that is then dropped) writes, so they can be loop variables."""
+    from . import tensor_array
+    tts = [_to_tensor(v, "while_loop loop_vars")._tt for v in nest.flatten(structure)]
+    _, out, _ = _trace_fn(g, lambda *vs: _normalize_body_out(body(*vs), single), structure,
+                          "element_shapes", tts)
+    return tensor_array.adopt_element_shapes(structure, out)
 
 
 # Static `maximum_iterations` of while nodes (gradients preallocate per-iteration storage).

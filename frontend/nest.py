@@ -2,15 +2,17 @@
 
 Nested: lists, tuples (namedtuples too), dicts and other Mappings (children in sorted key
 order, rebuilt in the mapping's own order), `attrs` classes, and objects with TF's
-`__tf_flatten__` / `__tf_unflatten__` protocol. Everything else is a leaf: tensors, None,
-strings, sets, plain dataclasses (as TF 2.21 treats them). A type's kind is looked up once
-and cached, so a walk costs one dict lookup per node.
+`__tf_flatten__` / `__tf_unflatten__` protocol, and composite values (a class with
+`_nest_components()` and `_nest_rebuild(components)`, such as `TensorArray`: loops and
+branches carry them as their component tensors, TF's `expand_composites=True`). Everything
+else is a leaf: tensors, None, strings, sets, plain dataclasses (as TF 2.21 treats them). A
+type's kind is looked up once and cached, so a walk costs one dict lookup per node.
 """
 from __future__ import annotations
 
 from collections.abc import Mapping
 
-LEAF, SEQUENCE, MAPPING, ATTRS, CUSTOM = range(5)
+LEAF, SEQUENCE, MAPPING, ATTRS, CUSTOM, COMPOSITE = range(6)
 _KINDS: dict = {list: SEQUENCE, tuple: SEQUENCE, dict: MAPPING}
 
 
@@ -21,7 +23,8 @@ def kind_of(x) -> int:
         k = _KINDS[t] = (
             SEQUENCE if issubclass(t, (list, tuple)) else MAPPING if issubclass(t, Mapping)
             else ATTRS if hasattr(t, "__attrs_attrs__")
-            else CUSTOM if hasattr(t, "__tf_flatten__") else LEAF)
+            else CUSTOM if hasattr(t, "__tf_flatten__")
+            else COMPOSITE if hasattr(t, "_nest_components") else LEAF)
     return k
 
 
@@ -37,6 +40,8 @@ def children(x, kind) -> list:
         return [x[k] for k in sorted(x)]
     if kind == ATTRS:
         return [getattr(x, a.name) for a in type(x).__attrs_attrs__]
+    if kind == COMPOSITE:
+        return list(x._nest_components())
     return list(x.__tf_flatten__()[1])
 
 
@@ -52,6 +57,8 @@ def rebuild(s, kind, items: list):
         return t((k, by_key[k]) for k in s)
     if kind == ATTRS:
         return t(*items)
+    if kind == COMPOSITE:
+        return s._nest_rebuild(items)
     return t.__tf_unflatten__(s.__tf_flatten__()[0], tuple(items))
 
 

@@ -128,14 +128,15 @@ class _Importer:
         n = node.attrs["num_loop_vars"]
         inits = list(operands[:n]) + ([token] if token is not None else [])
         cond_g, body_g = node.attrs["cond_graph"], node.attrs["body_graph"]
-        cond_r = self._while_region(cond_g, operands, env, inits, token, is_cond=True)
-        body_r = self._while_region(body_g, operands, env, inits, token, is_cond=False)
-        op = WhileOp.create(operands=inits, result_types=[v.type for v in inits],
-                            regions=[cond_r, body_r])
+        # The loop values' types are the node's (shape invariants may relax an init's shape).
+        types = self._result_types(node, token)
+        cond_r = self._while_region(cond_g, operands, env, types, token, is_cond=True)
+        body_r = self._while_region(body_g, operands, env, types, token, is_cond=False)
+        op = WhileOp.create(operands=inits, result_types=types, regions=[cond_r, body_r])
         return op, op.results[-1] if token is not None else cur
 
-    def _while_region(self, graph, operands, env, inits, token, is_cond):
-        block = Block(arg_types=[v.type for v in inits])
+    def _while_region(self, graph, operands, env, types, token, is_cond):
+        block = Block(arg_types=types)
         inner = dict(env)
         loop_ph = [p for p in graph.inputs if p.attrs.get("outer") is None]
         for p, a in zip(loop_ph, block.args):

@@ -29,6 +29,17 @@ def device():
     return backend().devices()[0]
 
 
+def platform_devices() -> list:
+    """(platform, index) of every device jax sees: the host CPUs, then the default
+    backend's accelerators when it is not the CPU."""
+    import jax
+    found = [("cpu", i) for i, _ in enumerate(jax.devices("cpu"))]
+    platform = backend().platform
+    if platform != "cpu":
+        found += [(platform, i) for i, _ in enumerate(backend().devices())]
+    return found
+
+
 _PUT = None
 
 

@@ -947,3 +947,15 @@ add("equal", lambda x, y: (tf.equal(x, y), tf.not_equal(x, x)), cplx((3,), C128)
 add("matmul", lambda a, b: tf.matmul(a, b), cplx((2, 3), C64), cplx((3, 2), C64), tag="c64")
 add("cast", lambda z: (tf.cast(z, tf.float32), tf.cast(tf.math.real(z), tf.complex128)),
     cplx((3,), C64), tag="c64")
+# --- checks -------------------------------------------------------------------------------
+add("ensure_shape", lambda x: tf.ensure_shape(x, [None, 3]) * 2.0, R((4, 3), F32))
+add("ensure_shape", lambda x: tf.ensure_shape(x, [2, 2]), R((2, 2), I32), tag="i32-full")
+
+
+# --- script (Python functions as ops; XLA refuses them with TF's InvalidArgumentError, which
+# tests/frontend/test_script_ops.py checks) ----------------------------------------------
+add("py_function", lambda x: tf.py_function(lambda a: a * 2.0, [x], Tout=tf.float32) + 1.0,
+    R((2, 3), F32), xla=False)
+add("numpy_function", lambda x, y: tf.numpy_function(lambda a, b: (a - b, a * b), [x, y],
+                                                     Tout=[tf.int32, tf.int32]),
+    R((4,), I32), R((4,), I32), xla=False)

@@ -30,7 +30,7 @@ from ...ir import dtypes as D
 from ...ir import errors
 from ...ir.registry import TT
 from ...ir.shapes import TensorShape
-from .. import control_flow, dispatch, func_graph, nest
+from .. import control_flow, dispatch, func_graph, nest, tensor_array
 from ..func_graph import FuncGraph, GraphTensor
 from ..shape_args import traced_value
 from ..tensor import Tensor
@@ -638,7 +638,8 @@ def stage_loop(test, body, get_state, set_state, names, opts, iterable=None, ext
     else:
         n_tensor, n_static = None, _static_int(opts.get("maximum_iterations"))
     needs_probe = any(is_undefined(v) or v is None for v in init) or any(
-        n in acc and isinstance(v, (list, TensorList)) for n, v in zip(names, init))
+        n in acc and isinstance(v, (list, TensorList)) for n, v in zip(names, init)) or \
+        tensor_array.has_unallocated(init)
     probe_out, cells, deltas = (None, {}, {})
     if needs_probe:
         try:
@@ -670,6 +671,8 @@ def stage_loop(test, body, get_state, set_state, names, opts, iterable=None, ext
                     lambda leaf: TensorShape.from_tuple(_tt_of(_as_tensor(leaf)).shape)
                     if _is_tensor_leaf(leaf) else None, p)
                 v = zeros
+        elif p is not None:
+            v = tensor_array.adopt_element_shapes(v, p)
         entry.append(v)
     spec = _LoopSpec(names, entry, opts.get("shape_invariants"), init, extra_inv)
     frame = _LoopFrame()

@@ -27,5 +27,5 @@ def register_gradient(*opnames):
     return deco
 
 
-from . import math, reduce, linalg, array, nn  # noqa: E402,F401
+from . import math, reduce, linalg, array, nn, checks, script  # noqa: E402,F401
 from . import segment  # noqa: E402,F401  (issue 11)

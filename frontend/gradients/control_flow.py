@@ -179,12 +179,6 @@ def record_branches(op, graphs, sources, outs):
 
 
 # --- while ----------------------------------------------------------------------------------
-def _root(g):
-    while g.outer is not None:
-        g = g.outer
-    return g
-
-
 def _needs_bound_error(name):
     which = f"tf.while_loop '{name}'" if name else "a tf.while_loop"
     return ValueError(
@@ -199,7 +193,7 @@ def differentiable_while(g, cg, bg, operands, sources, tts, max_iter, name):
     counting iterations, recorded with its gradient function. Returns the user's outputs."""
     from ..ops import array
     n = len(tts)
-    if max_iter is None and getattr(_root(g), "jit_compile", False):
+    if max_iter is None and getattr(control_flow.root_graph(g), "jit_compile", False):
         outs = control_flow.add_while_node(g, cg, bg, operands, tts, None, name)
 
         def refuse(needed, *upstream):

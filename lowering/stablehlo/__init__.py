@@ -16,7 +16,7 @@ from __future__ import annotations
 from .core import RULES, LoweringContext, Resource, lower_module, register_lowering  # noqa
 
 from . import (math, reduce, linalg, array, nn, random, state, logging, fused,  # noqa: E402,F401
-               strings)
+               strings, checks, script)
 from . import control_flow  # noqa: E402,F401
 from . import segment  # noqa: E402,F401  (issue 11)
 from . import counting  # noqa: E402,F401  (issue 11)

@@ -1,0 +1,97 @@
+"""`tf.device` and `tf.config.list_physical_devices` / `list_logical_devices`.
+
+flowjit runs every op on the one device jax gives it, so `tf.device` validates its device
+string as TF does (TF's errors for a malformed one) and places nothing differently. The
+device lists come from jax (no device kind is assumed).
+"""
+from __future__ import annotations
+
+import contextlib
+from typing import NamedTuple
+
+from ..runtime import xla
+
+
+class PhysicalDevice(NamedTuple):
+    """TF's `tf.config.PhysicalDevice`."""
+    name: str
+    device_type: str
+
+
+class LogicalDevice(NamedTuple):
+    """TF's `tf.config.LogicalDevice`."""
+    name: str
+    device_type: str
+
+
+# Device types TF accepts in a short spec ("gpu:0") even where none is present.
+_KNOWN_TYPES = frozenset({"CPU", "GPU", "TPU", "CUSTOM", "EPU"})
+_SCOPED_FIELDS = ("job", "replica", "task")
+
+
+def _device_types() -> list:
+    return list(dict.fromkeys(platform.upper() for platform, _ in xla.platform_devices()))
+
+
+def parse_device_spec(spec: str) -> dict:
+    """The fields of a device string ("/job:w/replica:0/task:1/device:GPU:0", "CPU:0", ...);
+    raises ValueError for what TF's DeviceSpec rejects."""
+    fields = {}
+    types = _KNOWN_TYPES | set(_device_types())
+    for part in spec.split("/"):
+        if not part:
+            continue
+        pieces = part.split(":")
+        head = pieces[0]
+        if len(pieces) == 2 and head in _SCOPED_FIELDS:
+            fields[head] = pieces[1] if head == "job" else int(pieces[1])
+        elif len(pieces) in (1, 2) and head.upper() in types or \
+                len(pieces) == 3 and head == "device":
+            if "device_type" in fields:
+                raise ValueError(f"Multiple device types are not allowed while parsing the "
+                                 f"device spec: {spec}.")
+            kind, index = (pieces[1], pieces[2]) if head == "device" else \
+                (head.upper(), pieces[1] if len(pieces) == 2 else "*")
+            fields["device_type"] = kind
+            if index != "*":
+                fields["device_index"] = int(index)
+        else:
+            raise ValueError(f"Unknown attribute '{head}' is encountered while parsing the "
+                             f"device spec: '{spec}'.")
+    return fields
+
+
+@contextlib.contextmanager
+def _no_placement():
+    yield
+
+
+def device(device_name):
+    """TF's `tf.device`: a scope naming a device; on flowjit's single device it only checks
+    the name."""
+    if device_name is not None:
+        if not isinstance(device_name, str):
+            raise ValueError(f"Expecting a string device name. Got "
+                             f"{type(device_name)}({device_name})")
+        parse_device_spec(device_name)
+    return _no_placement()
+
+
+def _devices(device_type, prefix, cls):
+    wanted = None if device_type is None else device_type.upper()
+    counts: dict = {}
+    out = []
+    for platform, _ in xla.platform_devices():
+        kind = platform.upper()
+        index = counts[kind] = counts.get(kind, -1) + 1
+        if wanted is None or wanted == kind:
+            out.append(cls(f"{prefix}{kind}:{index}", kind))
+    return out
+
+
+def list_physical_devices(device_type=None):
+    return _devices(device_type, "/physical_device:", PhysicalDevice)
+
+
+def list_logical_devices(device_type=None):
+    return _devices(device_type, "/device:", LogicalDevice)

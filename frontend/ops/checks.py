@@ -1,0 +1,38 @@
+"""`tf.ensure_shape`: checked while tracing against the static shape (TF's ValueError), and
+at run time by the op (TF's InvalidArgumentError)."""
+from __future__ import annotations
+
+from ...ir import errors
+from ...ir.shapes import TensorShape, as_shape, format_shape
+from ..dispatch import apply, convert_to_tensor
+
+
+def _static_mismatch(given: TensorShape, wanted: TensorShape) -> str | None:
+    """TF's shape-inference text for two shapes that cannot be the same, else None."""
+    if given.rank is None or wanted.rank is None:
+        return None
+    if given.rank != wanted.rank:
+        return f"Shapes must be equal rank, but are {given.rank} and {wanted.rank}"
+    for i, (g, w) in enumerate(zip(given.dims, wanted.dims)):
+        if g is not None and w is not None and g != w:
+            return f"Dimension {i} in both shapes must be equal, but are {w} and {g}. Shapes " \
+                   f"are {format_shape(wanted.as_tuple())} and {format_shape(given.as_tuple())}."
+    return None
+
+
+def ensure_shape(x, shape, name=None):
+    """`x`, after checking that its shape is compatible with `shape` (None dims: any)."""
+    from .. import func_graph
+    x = convert_to_tensor(x)
+    wanted = as_shape(shape)
+    if wanted.rank is None:
+        return x
+    if func_graph.current() is not None:
+        problem = _static_mismatch(x.shape, wanted)
+        if problem is not None:
+            raise ValueError(f"{problem} for ensure_shape [at {errors.user_frame()}]")
+    return apply("ensure_shape", (x,), {"shape": wanted.as_tuple()})
+
+
+EXPORTS = {"": ["ensure_shape"], "debugging": ["ensure_shape"]}
+API_FOR_OP = {"ensure_shape": "ensure_shape"}

@@ -24,7 +24,10 @@ def ensure_shape(x, shape, name=None):
     """`x`, after checking that its shape is compatible with `shape` (None dims: any)."""
     from .. import func_graph
     x = convert_to_tensor(x)
-    wanted = as_shape(shape)
+    try:
+        wanted = as_shape(shape)
+    except (TypeError, ValueError) as e:  # TF's classes; name the op and the user's line
+        raise type(e)(f"ensure_shape: {e} [at {errors.user_frame()}]") from None
     if wanted.rank is None:
         return x
     if func_graph.current() is not None:

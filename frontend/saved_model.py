@@ -193,7 +193,9 @@ class _Saver:
         lowered = lower_module(module, cf.name, donate=False)
         _write(self.dir, f"functions/{fid}.stablehlo", portable.serialize(lowered.module))
         return {"file": f"functions/{fid}.stablehlo", "version": portable.target_version(),
-                "num_results": lowered.num_results, "written_args": lowered.written_args}
+                "num_results": lowered.num_results, "written_args": lowered.written_args,
+                # trailing uint32[4] inputs (key, first block) of its stateful random ops
+                "host_inputs": len(lowered.host_inputs)}
 
 
 def _write(folder, rel, data: bytes):

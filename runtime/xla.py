@@ -82,10 +82,11 @@ class XlaExecutable:
     """One compiled specialization: call with the raw argument values (host arrays, device
     buffers, or ResourceHandles for variables)."""
 
-    def __init__(self, loaded, num_results: int, written_args, timings: dict):
+    def __init__(self, loaded, num_results: int, written_args, timings: dict, fillers=()):
         self.loaded = loaded
         self.num_results = num_results
         self.written_args = list(written_args)
+        self.fillers = list(fillers)   # host inputs appended to every call's arguments
         self.timings = timings
         self._execute = loaded.execute_sharded
         self._locks = None   # the variables' locks, in one global order (no deadlock)
@@ -117,6 +118,8 @@ class XlaExecutable:
             h = args[i]
             if sys.getrefcount(h.value) > _PRIVATE_REFS:
                 h.value = bufs[i] = bufs[i].copy()   # shared: donate a private copy
+        if self.fillers:
+            bufs += [to_device(fill()) for fill in self.fillers]
         outs = [o[0] for o in self._execute(bufs).disassemble_into_single_device_arrays()]
         n = self.num_results
         for k, i in enumerate(self.written_args):
@@ -128,4 +131,5 @@ def build(lowered, timings: dict) -> XlaExecutable:
     t0 = time.perf_counter()
     loaded = compile_module(lowered.module)
     timings["xla_compile"] = time.perf_counter() - t0
-    return XlaExecutable(loaded, lowered.num_results, lowered.written_args, timings)
+    return XlaExecutable(loaded, lowered.num_results, lowered.written_args, timings,
+                         lowered.host_inputs)

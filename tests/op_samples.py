@@ -657,7 +657,7 @@ def _finite(out):
     assert np.all(np.isfinite(np.asarray(out, np.float64)))
 
 
-_STATEFUL = dict(deterministic=False, xla="unimplemented")
+_STATEFUL = dict(deterministic=False)
 add("random_uniform", lambda: tf.random.uniform([3, 4], seed=7), tag="f32",
     check=_in_range(0, 1), **_STATEFUL)
 add("random_uniform", lambda: tf.random.uniform([5], -2.0, 3.0, dtype=tf.float64),

@@ -6,6 +6,9 @@ lowering). Variables written anywhere become extra results, aliased to their arg
 (`tf.aliasing_output`) so XLA can update weights in place when the runtime donates them.
 Regions that write variables carry the new values out as extra results / loop values.
 Tokens only ordered side effects in df: in StableHLO the data dependencies carry that order.
+Host inputs: an op registered with `register_host_input` (the stateful random ops) gets an
+extra argument after the function's own, which the runtime fills before every execution by
+calling the op's filler (in program order), so the op sees host state XLA cannot hold.
 """
 from __future__ import annotations
 
@@ -25,6 +28,7 @@ from ...ir.dialect import (CreateTokenOp, ResourceType, StringType, TokenType, Y
 from ...ir.errors import InvalidArgumentError, UnimplementedError
 
 RULES: dict = {}
+HOST_INPUTS: dict = {}   # df op name -> make(ctx, op) -> (ir type, filler () -> host array)
 
 ASSIGN_OPS = ("df.assign_variable", "df.assign_add_variable", "df.assign_sub_variable")
 
@@ -41,6 +45,15 @@ def register_lowering(op):
     return deco
 
 
+def register_host_input(name):
+    """Register `make(ctx, op) -> (ir type, filler)` for a df op whose top-level occurrences
+    each take an extra argument, filled by `filler()` before every execution."""
+    def deco(make):
+        HOST_INPUTS["df." + name] = make
+        return make
+    return deco
+
+
 @dataclass
 class Resource:
     """A variable while lowering: its current value and its argument position."""
@@ -54,6 +67,7 @@ class LoweredModule:
     module: object               # ir.Module
     num_results: int             # the function's own results
     written_args: list = field(default_factory=list)   # resource arg index per extra result
+    host_inputs: list = field(default_factory=list)    # fillers of the trailing arguments
 
 
 _ELEM = {
@@ -77,6 +91,7 @@ class LoweringContext:
         self.fname = fname
         self.mlir = jmlir.make_ir_context()
         self.env: dict = {}
+        self.host_inputs: dict = {}    # op -> its host-input argument
         self._types: dict = {}
         self._elems: dict = {}
 
@@ -269,6 +284,14 @@ def lower_module(module, fname: str, donate: bool = True) -> LoweredModule:
         written = [i for i in resource_args
                    if any(use.operation.name in ASSIGN_OPS for use in block.args[i].uses)]
         res_types += [arg_types[i] for i in written]
+        host_ops, fillers = [], []
+        for op in block.ops:
+            make = HOST_INPUTS.get(op.name)
+            if make is not None:
+                ty, fill = make(ctx, op)
+                host_ops.append(op)
+                arg_types.append(ty)
+                fillers.append(fill)
         with ir.InsertionPoint(m.body):
             f = mfunc.FuncOp("main", ir.FunctionType.get(arg_types, res_types))
             f.attributes["sym_visibility"] = ir.StringAttr.get("public")
@@ -287,6 +310,7 @@ def lower_module(module, fname: str, donate: bool = True) -> LoweredModule:
                     resources[i] = ctx.env[a] = Resource(v, i)
                 else:
                     ctx.env[a] = v
+            ctx.host_inputs = dict(zip(host_ops, entry.arguments[len(block.args):]))
             outs = ctx.lower_block(block)
             outs += [resources[i].value for i in written]
             mfunc.ReturnOp(outs)
@@ -298,4 +322,4 @@ def lower_module(module, fname: str, donate: bool = True) -> LoweredModule:
             raise UnimplementedError(None, None, f"jit_compile=True: the StableHLO lowered for "
                                      f"{fname} does not verify (a lowering-rule bug): "
                                      f"{e}") from None
-    return LoweredModule(m, len(ret.operands), written)
+    return LoweredModule(m, len(ret.operands), written, fillers)

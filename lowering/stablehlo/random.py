@@ -6,11 +6,15 @@ the kernels do, so integers and uniform floats are bit-identical to eager and no
 truncated normals agree to a few ulps (XLA's log, cos and sqrt, and fused multiply-adds, may
 round differently from NumPy's).
 
-Stateful ops keep their stream position in the NumPy kernel layer, which an XLA computation
-cannot read or advance: they are refused at compile time with the op and the user's line.
+Stateful ops keep their stream position in the NumPy kernel layer. Under XLA each one (at the
+function's top level) takes a host input, uint32[4] = (key0, key1, lo32, hi32 of the first
+block), which the runtime claims with the kernels' `reserve` before every execution; the rule
+generates that call's words from it. So compiled calls draw exactly the words eager and
+executor calls would, and advance the same stream positions. Inside a loop or branch an op
+would need one claim per iteration or only when taken: refused, naming the op and line.
 
-`stateless_random_uniform_int` with minval >= maxval: the kernel raises, XLA cannot raise on
-values, so the lowering returns minval everywhere (documented and tested).
+`*_uniform_int` with minval >= maxval: the kernel raises, XLA cannot raise on values, so the
+lowering returns minval everywhere (documented and tested).
 """
 from __future__ import annotations
 
@@ -19,8 +23,10 @@ from jax._src.lib.mlir import ir
 import jaxlib.mlir.dialects.stablehlo as hlo
 
 from ...ir import dtypes as D
+from ...ir.dialect import from_xdsl_type
 from ...ir.errors import UnimplementedError
-from .core import _where, register_lowering
+from ...runtime.kernels import random as kernels
+from .core import _where, register_host_input, register_lowering
 from .math import compare
 
 _signless = ir.IntegerType.get_signless
@@ -112,16 +118,44 @@ def _words(ctx, seed, n: int):
         lo = hlo.iota(_vec([blocks], u32), dim0)
         hi = _const(ctx, 0, np.uint32, [blocks])
     else:
-        idx = hlo.iota(_vec([blocks], _unsigned(64)), dim0)
-        mask = _const(ctx, 0xFFFFFFFF, np.uint64, [blocks])
-        lo = hlo.convert(_vec([blocks], u32), hlo.and_(idx, mask))
-        hi = hlo.convert(_vec([blocks], u32),
-                         hlo.shift_right_logical(idx, _const(ctx, 32, np.uint64, [blocks])))
+        lo, hi = _split64(ctx, hlo.iota(_vec([blocks], _unsigned(64)), dim0))
+    return _hash_blocks(ctx, k0, k1, lo, hi, n)
+
+
+def _split64(ctx, idx):
+    """(lo32, hi32) of a uint64 vector."""
+    t = _vec(_shape(idx), _unsigned(32))
+    mask = _const(ctx, 0xFFFFFFFF, np.uint64, _shape(idx))
+    return (hlo.convert(t, hlo.and_(idx, mask)),
+            hlo.convert(t, hlo.shift_right_logical(idx, _const(ctx, 32, np.uint64,
+                                                               _shape(idx)))))
+
+
+def _hash_blocks(ctx, k0, k1, lo, hi, n: int):
+    """The first `n` words of the blocks whose counters are (lo, hi): outputs interleaved."""
+    u32 = _unsigned(32)
+    blocks = _shape(lo)[0]
     y0, y1 = _threefry(ctx, k0, k1, lo, hi)
     col = _vec([blocks, 1], u32)
     pairs = hlo.concatenate([hlo.reshape(col, y0), hlo.reshape(col, y1)], 1)
     flat = hlo.reshape(_vec([2 * blocks], u32), pairs)
     return flat if 2 * blocks == n else _slice(flat, 0, n)
+
+
+def _claimed_words(ctx, claim, n: int, stream: int):
+    """`n` words of a stateful stream from its host input (key0, key1, lo32, hi32 of the
+    first block), as the kernels' `words(key, n, offset, stream)`."""
+    u64 = _unsigned(64)
+    k0, k1, off_lo, off_hi = (_scalar_of(_slice(claim, i, i + 1)) for i in range(4))
+    offset = hlo.or_(hlo.shift_left(hlo.convert(_vec([], u64), off_hi),
+                                    _const(ctx, 32, np.uint64)),
+                     hlo.convert(_vec([], u64), off_lo))
+    blocks = (n + 1) // 2
+    idx = hlo.add(hlo.iota(_vec([blocks], u64), ir.IntegerAttr.get(_signless(64), 0)),
+                  _spread(offset, [blocks]))
+    lo, hi = _split64(ctx, idx)
+    hi = hlo.xor(hi, _const(ctx, stream, np.uint32, [blocks]))
+    return _hash_blocks(ctx, k0, k1, lo, hi, n)
 
 
 def _even_odd(ctx, w):
@@ -240,6 +274,20 @@ for _name in _DISTRIBUTIONS:
     _declare_stateless(_name)
 
 
+def _uniform_int(ctx, out_t, w, minval, maxval):
+    """`minval + bits % (maxval - minval)` in unsigned arithmetic; minval everywhere when
+    minval >= maxval (the kernel raises there, XLA cannot raise on values)."""
+    bits = _uint_bits(ctx, w, ctx.dtype(minval))
+    ut = ir.RankedTensorType(bits.type).element_type
+    lo = hlo.bitcast_convert(_vec([], ut), minval)
+    span = hlo.subtract(hlo.bitcast_convert(_vec([], ut), maxval), lo)
+    n_vals = _shape(bits)
+    vals = hlo.add(hlo.remainder(bits, _spread(span, n_vals)), _spread(lo, n_vals))
+    vals = hlo.bitcast_convert(_vec(n_vals, ctx.elem_type(ctx.dtype(minval))), vals)
+    ok = _spread(compare(ctx, minval, maxval, "LT"), n_vals)
+    return hlo.reshape(out_t, hlo.select(ok, vals, _spread(minval, n_vals)))
+
+
 @register_lowering("stateless_random_uniform_int")
 def _stateless_uniform_int(ctx, op, seed, minval, maxval):
     out_t = ctx.result_type(op)
@@ -247,36 +295,56 @@ def _stateless_uniform_int(ctx, op, seed, minval, maxval):
         return ctx.splat(0, out_t)
     dt = ctx.dtype(minval)
     n = int(np.prod(ir.RankedTensorType(out_t).shape, dtype=np.int64))
-    bits = _uint_bits(ctx, _words(ctx, seed, n * _words_per_value(dt)), dt)
-    ut = ir.RankedTensorType(bits.type).element_type
-    lo = hlo.bitcast_convert(_vec([], ut), minval)
-    span = hlo.subtract(hlo.bitcast_convert(_vec([], ut), maxval), lo)
-    n_vals = _shape(bits)
-    vals = hlo.add(hlo.remainder(bits, _spread(span, n_vals)), _spread(lo, n_vals))
-    vals = hlo.bitcast_convert(_vec(n_vals, ctx.elem_type(dt)), vals)
-    # The kernel raises on minval >= maxval; XLA cannot, so such calls give minval.
-    ok = _spread(compare(ctx, minval, maxval, "LT"), n_vals)
-    return hlo.reshape(out_t, hlo.select(ok, vals, _spread(minval, n_vals)))
+    return _uniform_int(ctx, out_t, _words(ctx, seed, n * _words_per_value(dt)), minval, maxval)
 
 
-# --- stateful: refused --------------------------------------------------------------------
-_STATELESS_FOR = {
-    "random_uniform": "tf.random.stateless_uniform",
-    "random_uniform_int": "tf.random.stateless_uniform",
-    "random_standard_normal": "tf.random.stateless_normal",
-    "random_truncated_normal": "tf.random.stateless_truncated_normal",
-}
+# --- stateful: words claimed on the host per call -----------------------------------------
+# stateful op -> the stateless op whose words -> values mapping it shares (None: integers)
+_STATEFUL = {"random_uniform": "stateless_random_uniform",
+             "random_standard_normal": "stateless_random_normal",
+             "random_truncated_normal": "stateless_random_truncated_normal",
+             "random_uniform_int": None}
 
 
-def _refuse(name, alternative):
-    def rule(ctx, op, *operands):
-        raise UnimplementedError(
-            None, op.name, f"jit_compile=True: {name} at {_where(op)} is a stateful random op "
-            f"whose stream position lives outside XLA, so it cannot run in an XLA computation; "
-            f"use {alternative} with an explicit seed (a deterministic function of the seed), "
-            f"or call the function with jit_compile=False")
+def _call_words(op, out_t) -> int:
+    """How many words one call of stateful `op` consumes (as its kernel counts them)."""
+    name = op.name[3:]
+    dt = (op.python_attrs()["dtype"] if _STATEFUL[name] else
+          from_xdsl_type(op.operands[0].type).dtype)
+    return kernels.words_per_call(name, ir.RankedTensorType(out_t).shape, dt.np)
+
+
+def _declare_stateful(name, stateless):
+    @register_host_input(name)
+    def claim(ctx, op):
+        attrs = op.python_attrs()
+        seed, seed2 = attrs["seed"], attrs["seed2"]
+        n = _call_words(op, ctx.result_type(op))
+
+        def fill():
+            k0, k1, first = kernels.reserve(name, seed, seed2, n)
+            return np.array([k0, k1, first & 0xFFFFFFFF, first >> 32], np.uint32)
+        return _vec([4], _unsigned(32)), fill
+
+    def rule(ctx, op, *bounds):
+        claimed = ctx.host_inputs.get(op)
+        if claimed is None:
+            raise UnimplementedError(
+                None, op.name, f"jit_compile=True: {name} at {_where(op)} is a stateful random "
+                f"op inside a loop or branch, where each run would need its own claim on the "
+                f"stream; draw the values outside it, use a tf.random.stateless_* op with an "
+                f"explicit seed, or call the function with jit_compile=False")
+        out_t = ctx.result_type(op)
+        n = _call_words(op, out_t)
+        if n == 0:
+            return ctx.splat(0, out_t)
+        w = _claimed_words(ctx, claimed, n, kernels.STREAMS[name])
+        if stateless is None:
+            return _uniform_int(ctx, out_t, w, *bounds)
+        return hlo.reshape(out_t, _DISTRIBUTIONS[stateless][1](ctx, w,
+                                                              op.python_attrs()["dtype"]))
     register_lowering(name)(rule)
 
 
-for _name, _alt in _STATELESS_FOR.items():
-    _refuse(_name, _alt)
+for _name, _stateless in _STATEFUL.items():
+    _declare_stateful(_name, _stateless)

@@ -25,6 +25,8 @@ same bits. The layout, which a lowering must follow exactly:
 Stateful ops keep, per (op, seed, seed2), the number of blocks consumed: the stream continues
 across calls, and `reset()` (called by `random.set_seed`) starts every stream again. Seeds
 (0, 0) mean "not seeded" (TF's convention): such calls draw a fresh key from the OS entropy.
+`reserve` is that bookkeeping alone, so an XLA computation can generate the words of a call
+whose key and position the host claimed just before running it.
 """
 from __future__ import annotations
 
@@ -195,7 +197,7 @@ _MAX_STREAMS = 1 << 16
 _ENTROPY = np.random.default_rng()
 # Each stateful op draws from its own counter range (the high counter word), so ops that share
 # a seed pair give independent values, as TF's per-op kernels do.
-_STREAMS = {"random_uniform": 1 << 28, "random_standard_normal": 2 << 28,
+STREAMS = {"random_uniform": 1 << 28, "random_standard_normal": 2 << 28,
             "random_truncated_normal": 3 << 28, "random_uniform_int": 4 << 28}
 
 
@@ -204,36 +206,55 @@ def reset():
     _POSITIONS.clear()
 
 
-def _draw(opname, seed, seed2, n):
+def reserve(opname, seed, seed2, n: int):
+    """Claim the next `n` words of a stateful op's stream: returns (key0, key1, first block).
+    Advances the stream's position (seeded) or draws a fresh key (unseeded), exactly once per
+    call, whether the kernel or a compiled XLA function then generates the words."""
     if seed == 0 and seed2 == 0:
-        key = tuple(int(k) for k in _ENTROPY.integers(0, 1 << 32, size=2, dtype=np.uint64))
-        return words(key, n, 0, _STREAMS[opname])
+        k0, k1 = _ENTROPY.integers(0, 1 << 32, size=2, dtype=np.uint64)
+        return int(k0), int(k1), 0
     slot = (opname, seed, seed2)
     pos = _POSITIONS.pop(slot, 0)
     _POSITIONS[slot] = pos + (n + 1) // 2
     if len(_POSITIONS) > _MAX_STREAMS:
         del _POSITIONS[next(iter(_POSITIONS))]
-    return words(seed_key((seed, seed2)), n, pos, _STREAMS[opname])
+    return (*seed_key((seed, seed2)), pos)
+
+
+def words_per_call(opname, shape, dtype) -> int:
+    """How many stream words one call of a stateful op consumes (`dtype`: the result's, or
+    the bounds' for random_uniform_int)."""
+    kind = _KIND_OF[opname]
+    per = _words_per_value if kind is None else _DISTRIBUTIONS[kind][0]
+    return _count(shape) * per(np.dtype(dtype))
+
+
+def _draw(opname, seed, seed2, n):
+    k0, k1, pos = reserve(opname, seed, seed2, n)
+    return words((k0, k1), n, pos, STREAMS[opname])
 
 
 def _stateful(opname, kind):
-    per, make = _DISTRIBUTIONS[kind]
+    make = _DISTRIBUTIONS[kind][1]
 
     def fn(*, shape, dtype, seed, seed2):
         dt = dtype.np
-        n = _count(shape)
-        return make(_draw(opname, seed, seed2, n * per(dt)), dt).reshape(shape)
+        return make(_draw(opname, seed, seed2, words_per_call(opname, shape, dt)), dt) \
+            .reshape(shape)
     return fn
 
 
-for _kind, _name in (("uniform", "random_uniform"), ("normal", "random_standard_normal"),
-                     ("truncated_normal", "random_truncated_normal")):
-    kernel(_name)(_stateful(_name, _kind))
+# stateful op -> its distribution (None: random_uniform_int, one or two words per integer)
+_KIND_OF = {"random_uniform": "uniform", "random_standard_normal": "normal",
+            "random_truncated_normal": "truncated_normal", "random_uniform_int": None}
+for _name, _kind in _KIND_OF.items():
+    if _kind is not None:
+        kernel(_name)(_stateful(_name, _kind))
 
 
 @kernel("random_uniform_int")
 def random_uniform_int(minval, maxval, *, shape, seed, seed2):
     _check_bounds(minval, maxval)  # before drawing, so a failed call leaves the stream as is
-    n = _count(shape) * _words_per_value(minval.dtype)
+    n = words_per_call("random_uniform_int", shape, minval.dtype)
     return _uniform_int(_draw("random_uniform_int", seed, seed2, n), minval, maxval) \
         .reshape(shape)

@@ -110,14 +110,16 @@ def test_xla_compiles_once_per_shape():
     assert f.compile_count() == 2  # the shape values fold to constants per concrete shape
 
 
-def test_random_normal_with_a_computed_shape():
-    @tf.function(input_signature=[tf.TensorSpec([None, 50], tf.float32)])
+@pytest.mark.parametrize("jit", [False, True], ids=["executor", "xla"])
+def test_random_normal_with_a_computed_shape(jit):
+    @tf.function(input_signature=[tf.TensorSpec([None, 50], tf.float32)], jit_compile=jit)
     def f(x):
         return tf.random.normal(tf.shape(x), seed=3)
 
     out = f(np.zeros((40, 50), np.float32)).numpy()
     assert out.shape == (40, 50) and out.dtype == np.float32
     assert abs(out.mean()) < 0.1 and abs(out.std() - 1) < 0.1
+    assert f(np.zeros((3, 50), np.float32)).shape == (3, 50)
     assert f.get_concrete_function().outputs[0].shape.as_tuple() == (None, 50)
 
 

@@ -301,12 +301,12 @@ def test_stateful_layout():
     a = tf.random.uniform([5], seed=4).numpy()
     b = tf.random.uniform([5], seed=4).numpy()
     c = tf.random.uniform([3], minval=0, maxval=2**31 - 1, dtype=tf.int32, seed=4).numpy()
-    w = ref_words((3, 4), 12, 0, stream=rk._STREAMS["random_uniform"])
+    w = ref_words((3, 4), 12, 0, stream=rk.STREAMS["random_uniform"])
     np.testing.assert_array_equal(a, ref_uniform01(w[:5], np.float32))
     np.testing.assert_array_equal(b, ref_uniform01(w[6:11], np.float32))  # blocks 3..5
-    w = ref_words((3, 4), 3, 0, stream=rk._STREAMS["random_uniform_int"])
+    w = ref_words((3, 4), 3, 0, stream=rk.STREAMS["random_uniform_int"])
     np.testing.assert_array_equal(c, w % np.uint32(2**31 - 1))
-    assert len(set(rk._STREAMS.values())) == len(rk._STREAMS)
+    assert len(set(rk.STREAMS.values())) == len(rk.STREAMS)
 
 
 def test_stream_table_is_bounded(monkeypatch):

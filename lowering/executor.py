@@ -35,10 +35,13 @@ def _entry(module: ModuleOp, name):
     return fns[0]
 
 
-def _label(op) -> str:
-    loc = op.location
+def _format_location(loc) -> str:
     text = str(loc)
     return text[5:-1] if text.startswith("loc(") else text
+
+
+def _label(op) -> str:
+    return _format_location(op.location)
 
 
 class _Builder:
@@ -95,7 +98,7 @@ class _Builder:
         ins = self._ins(op.operands)
         outs = self._outs(op.results)
         attrs = op.python_attrs()
-        label = StepLabel(name, _label(op))
+        label = StepLabel(name, op.location, _format_location)
         if op.opdef.tensor_attrs and len(ins) > len(op.opdef.inputs):
             fn = bind_attr_operands(op.opdef, fn, attrs)
         if len(outs) == 0:

@@ -9,7 +9,6 @@ read directly). Token values take no slot: plan order already is program order.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import NamedTuple
 
 import numpy as np
 
@@ -21,11 +20,19 @@ from ..ir.shapes import format_shape
 NONE, ONE, MANY, COND, CASE, WHILE = range(6)
 
 
-class StepLabel(NamedTuple):
-    """A kernel step's op name (to explain a failure) and its node and user location."""
+class StepLabel:
+    """A kernel step's op name (to explain a failure) and its node and user location. The
+    location is formatted only when an error shows it: printing 1k locations when a plan is
+    built tripled the plan time."""
 
-    op: str
-    where: str
+    __slots__ = ("op", "_location", "_format")
+
+    def __init__(self, op: str, location, format_location):
+        self.op, self._location, self._format = op, location, format_location
+
+    @property
+    def where(self) -> str:
+        return self._format(self._location)
 
     def __str__(self):
         return self.where

@@ -9,6 +9,7 @@ floormod by zero gives x; an integer to a negative power is 0, except 1 ** n == 
 """
 from __future__ import annotations
 
+import numpy as np
 from jax._src.lib.mlir import ir
 import jaxlib.mlir.dialects.chlo as chlo
 import jaxlib.mlir.dialects.stablehlo as hlo
@@ -25,7 +26,7 @@ UNARY = {
     "logical_not": hlo.not_, "is_finite": hlo.is_finite,
 }
 BINARY = {
-    "add": hlo.add, "sub": hlo.subtract, "mul": hlo.multiply, "div": hlo.divide,
+    "add": hlo.add, "sub": hlo.subtract, "mul": hlo.multiply,
     "maximum": hlo.maximum, "minimum": hlo.minimum,
     "logical_and": hlo.and_, "logical_or": hlo.or_,
 }
@@ -118,6 +119,33 @@ def _is_nan(ctx, op, x):
     return compare(ctx, x, x, "NE")
 
 
+def _int_quotient_remainder(ctx, x, y, t):
+    """XLA's integer x / y and x % y (x / 0 == -1, all bits set; x % 0 == x; MIN / -1 == MIN),
+    with the divisor made safe before dividing: XLA's constant folder evaluates a division by
+    a constant zero (or MIN / -1) on the host, where the CPU traps and the process dies."""
+    dt = ctx.dtype(x)
+    trap = compare(ctx, y, ctx.splat(0, t), "EQ")
+    by_zero = trap
+    if not dt.is_unsigned:
+        lowest = ctx.splat(np.iinfo(dt.np).min, t)
+        trap = hlo.or_(trap, hlo.and_(compare(ctx, x, lowest, "EQ"),
+                                      compare(ctx, y, ctx.splat(-1, t), "EQ")))
+    safe = hlo.select(trap, ctx.splat(1, t), y)
+    all_bits = ctx.splat(np.iinfo(dt.np).max if dt.is_unsigned else -1, t)
+    q = hlo.select(by_zero, all_bits, hlo.divide(x, safe))
+    r = hlo.select(by_zero, x, hlo.remainder(x, safe))
+    return q, r
+
+
+@register_lowering("div")
+def _div(ctx, op, x, y):
+    t = ctx.result_type(op)
+    x, y = ctx.broadcast(x, t), ctx.broadcast(y, t)
+    if ctx.dtype(x).is_floating or ctx.dtype(x).is_complex:
+        return hlo.divide(x, y)
+    return _int_quotient_remainder(ctx, x, y, t)[0]
+
+
 @register_lowering("floordiv")
 def _floordiv(ctx, op, x, y):
     t = ctx.result_type(op)
@@ -125,11 +153,10 @@ def _floordiv(ctx, op, x, y):
     if ctx.dtype(x).is_floating:
         return hlo.floor(hlo.divide(x, y))
     # integer division truncates; step down when the signs differ and there is a remainder
-    q = hlo.divide(x, y)
+    q, rem = _int_quotient_remainder(ctx, x, y, t)
     if ctx.dtype(x).is_unsigned:
         return q
     zero = ctx.splat(0, t)
-    rem = hlo.remainder(x, y)
     adjust = hlo.and_(compare(ctx, rem, zero, "NE"),
                       compare(ctx, compare(ctx, x, zero, "LT"), compare(ctx, y, zero, "LT"),
                               "NE"))
@@ -140,7 +167,8 @@ def _floordiv(ctx, op, x, y):
 def _floormod(ctx, op, x, y):
     t = ctx.result_type(op)
     x, y = ctx.broadcast(x, t), ctx.broadcast(y, t)
-    rem = hlo.remainder(x, y)
+    rem = hlo.remainder(x, y) if ctx.dtype(x).is_floating else \
+        _int_quotient_remainder(ctx, x, y, t)[1]
     if ctx.dtype(x).is_unsigned:
         return rem
     zero = ctx.splat(0, t)

@@ -178,3 +178,28 @@ def test_non_integer_axis_and_seed_raise(mode):
         in_mode(lambda t: tf.nn.softmax(t, axis="0"), mode)(x)
     with pytest.raises(TypeError, match="seed"):
         in_mode(lambda: tf.random.uniform([2], seed="3"), mode)()
+
+
+# --- found by the fuzzer: integer division by a zero XLA can fold ---------------------------
+def test_integer_division_by_a_folded_zero_under_xla_does_not_kill_the_process(tmp_path):
+    # XLA's constant folder divided 0 // 0 on the host and the process died of SIGFPE.
+    # TF 2.21 under jit_compile: ((x - x) // (x - x), (x - x) % (x - x)) of [5, -5] is
+    # ([-1, -1], [0, 0]); x // 0 follows XLA's x / 0 == -1, x % 0 == x; MIN // -1 == MIN.
+    script = tmp_path / "fold.py"
+    script.write_text(
+        "import numpy as np\nimport flowjit as tf\n"
+        "f = tf.function(lambda x: ((x - x) // (x - x), (x - x) % (x - x)), jit_compile=True)\n"
+        "q, r = f(tf.constant([5, -5]))\n"
+        "g = tf.function(lambda x, y: (x // y, x % y), jit_compile=True)\n"
+        "q2, r2 = g(tf.constant([np.iinfo(np.int32).min, 7, -7], tf.int32),\n"
+        "           tf.constant([-1, 2, 2], tf.int32))\n"
+        "print(q.numpy().tolist(), r.numpy().tolist(), q2.numpy().tolist(), "
+        "r2.numpy().tolist())\n")
+    from helpers import run_script
+    done = run_script(script, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    lo = int(np.iinfo(np.int32).min)
+    expected_q2 = np.array([lo, 7, -7], np.int64) // np.array([-1, 2, 2])   # NumPy floor division
+    expected_q2[0] = lo  # wraps, as NumPy's int32 result and XLA's definition
+    assert done.stdout.split("\n")[0] == (
+        f"[-1, -1] [0, 0] {expected_q2.tolist()} {[0, 1, 1]}")

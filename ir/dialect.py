@@ -267,7 +267,23 @@ def _make_op_class(opdef: OpDef):
     return cls
 
 
-OP_CLASSES: dict[str, type] = {name: _make_op_class(d) for name, d in OPS.items()}
+class _OpClasses(dict):
+    """The df op class of each registry op. An op registered after import (from user code)
+    gets its class on first use, and the df dialect grows with it, so tracing, passes, both
+    backends and `flowjit-opt` know it without a restart."""
+
+    def __missing__(self, name: str):
+        cls = self[name] = _make_op_class(OPS[name])  # KeyError: not a registry op
+        DF._operations.append(cls)
+        return cls
+
+    def complete(self):
+        """A class for every op registered so far (before a parse needs them by name)."""
+        for name in OPS:
+            self[name]  # noqa: B018 - creates the missing ones
+
+
+OP_CLASSES = _OpClasses({name: _make_op_class(d) for name, d in OPS.items()})
 
 
 # --- structural ops -------------------------------------------------------------------------
@@ -343,6 +359,7 @@ def context():
     from xdsl.dialects.builtin import Builtin
     from xdsl.dialects.func import Func
 
+    OP_CLASSES.complete()
     ctx = Context()
     for d in (Builtin, Func, DF):
         ctx.load_dialect(d)

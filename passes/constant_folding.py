@@ -57,8 +57,8 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from ..ir import dtypes as D
-from ..ir.dialect import (OP_CLASSES, CaseOp, CondOp, StringsAttr, element_type, encode_attr,
-                          from_xdsl_type, to_xdsl_type)
+from ..ir.dialect import (OP_CLASSES, CaseOp, CondOp, DfOp, StringsAttr, element_type,
+                          encode_attr, from_xdsl_type, to_xdsl_type)
 from ..ir.registry import TT
 from ..runtime.kernels import KERNELS
 from . import register_pass
@@ -69,7 +69,6 @@ IdentityOp = OP_CLASSES["identity"]
 CONST_NAME = ConstOp.name
 NOT_FOLDED_FAMILIES = frozenset({"random"})
 _TENSORS = (TensorType, UnrankedTensorType)
-_DF_TYPES = frozenset(OP_CLASSES.values())
 HALF = (D.float16, D.bfloat16)
 
 
@@ -239,10 +238,10 @@ class _Folder:
         return e
 
     def run(self, module):
-        df_types, branch_types = _DF_TYPES, (CondOp, CaseOp)
+        branch_types = (CondOp, CaseOp)
         for op in list(module.walk()):
             t = type(op)
-            if t in df_types:
+            if isinstance(op, DfOp):
                 if op.name != CONST_NAME and not (self.dead and op in self.dead):
                     self.fold_op(op)
             elif t in branch_types and self.fold_branches and not (self.dead and op in self.dead):

@@ -36,7 +36,7 @@ from xdsl.ir import OpResult
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 
-from ..ir.dialect import OP_CLASSES, CaseOp, CondOp, WhileOp, YieldOp, to_xdsl_type
+from ..ir.dialect import CaseOp, CondOp, DfOp, WhileOp, YieldOp, to_xdsl_type
 from ..ir.registry import TT, infer_types
 from ..runtime.kernels import KERNELS
 from . import register_pass
@@ -125,7 +125,7 @@ class _Inference:
         must then stay, or verification would reject a program that runs fine."""
         for use in value.uses:
             user = use.operation
-            if type(user) not in _DF_TYPES:
+            if not isinstance(user, DfOp):
                 continue
             opdef = user.opdef
             operands = user.operands[:-1] if opdef.stateful else user.operands
@@ -138,7 +138,7 @@ class _Inference:
 
     def block(self, block):
         for op in list(block.ops):
-            if type(op) in _DF_TYPES:
+            if isinstance(op, DfOp):
                 self.df_op(op)
             elif op.regions:
                 for region in op.regions:
@@ -242,7 +242,6 @@ class _Inference:
         self.replace_by_const(op, arr)
 
 
-_DF_TYPES = frozenset(OP_CLASSES.values())
 _FOLDS = {SHAPE_NAME: _Inference.fold_shape, SIZE_NAME: _Inference.fold_size,
           **{n: _Inference.fold_pick for n in SHAPE_PICKERS}}
 

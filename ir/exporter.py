@@ -10,11 +10,12 @@ its `loc("<function>/<node>"("file":line:0))`.
 from __future__ import annotations
 
 from xdsl.dialects import func
-from xdsl.dialects.builtin import FileLineColLoc, ModuleOp, NameLoc
+from xdsl.dialects.builtin import ModuleOp
 
 from .dialect import CaseOp, CondOp, CreateTokenOp, DfOp, TokenType, WhileOp, YieldOp, \
     from_xdsl_type
 from .graph import Graph
+from .importer import location_parts
 
 
 def export_graph(module: ModuleOp, name: str | None = None, new_graph=Graph) -> Graph:
@@ -113,11 +114,8 @@ class _Builder:
         raise ValueError(f"df: cannot export op {op.name}")
 
     def _name_and_location(self, op):
-        loc = op.location
-        if not isinstance(loc, NameLoc):
+        parts = location_parts(op.location)
+        if parts is None:
             return None, None
-        name = loc.desc.data.removeprefix(self.fname + "/")
-        child = loc.location
-        where = f"{child.filename.data}:{child.line.data}" \
-            if isinstance(child, FileLineColLoc) else None
-        return name, where
+        label, file, line, _ = parts
+        return label.removeprefix(self.fname + "/"), f"{file}:{line}" if file else None

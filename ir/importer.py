@@ -17,6 +17,18 @@ from .dialect import (OP_CLASSES, TOKEN, CaseOp, CondOp, CreateTokenOp, WhileOp,
 from .graph import Graph, Node
 
 
+def location_parts(loc):
+    """(label, file, line, column) of a location as the importer writes them (`NameLoc` of
+    "<function>/<node>" around a `FileLineColLoc`; file, line and column None when the node
+    has no source line); None for any other location."""
+    if not isinstance(loc, NameLoc):
+        return None
+    child = loc.location
+    if isinstance(child, FileLineColLoc):
+        return loc.desc.data, child.filename.data, child.line.data, child.column.data
+    return loc.desc.data, None, None, None
+
+
 def import_graph(graph: Graph, name: str | None = None) -> ModuleOp:
     """One `func.func @<name>` whose arguments are the graph's placeholders."""
     fname = name or graph.name

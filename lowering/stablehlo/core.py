@@ -20,12 +20,12 @@ from jax._src.lib.mlir import ir
 import jaxlib.mlir.dialects.stablehlo as hlo
 from jaxlib.mlir.dialects import func as mfunc
 from xdsl.dialects import func
-from xdsl.dialects.builtin import FileLineColLoc, NameLoc
 
 from ...ir import dtypes as D
 from ...ir.dialect import (CreateTokenOp, ResourceType, StringType, TokenType, YieldOp,
                            from_xdsl_type)
 from ...ir.errors import InvalidArgumentError, UnimplementedError
+from ...ir.importer import location_parts
 
 RULES: dict = {}
 HOST_INPUTS: dict = {}   # df op name -> make(ctx, op) -> (ir type, filler () -> host array)
@@ -161,14 +161,13 @@ class LoweringContext:
 
     # --- walking ------------------------------------------------------------------------
     def location(self, op):
-        loc = op.location
-        if isinstance(loc, NameLoc):
-            child = loc.location
-            if isinstance(child, FileLineColLoc):
-                return ir.Location.name(loc.desc.data, childLoc=ir.Location.file(
-                    child.filename.data, child.line.data, child.column.data))
-            return ir.Location.name(loc.desc.data)
-        return ir.Location.unknown()
+        parts = location_parts(op.location)
+        if parts is None:
+            return ir.Location.unknown()
+        label, file, line, column = parts
+        if file is None:
+            return ir.Location.name(label)
+        return ir.Location.name(label, childLoc=ir.Location.file(file, line, column))
 
     def lower_block(self, block):
         """Lower every op of `block` but its terminator; returns the terminator's values."""
@@ -213,13 +212,11 @@ class LoweringContext:
 
 
 def _where(op) -> str:
-    loc = op.location
-    if isinstance(loc, NameLoc):
-        child = loc.location
-        if isinstance(child, FileLineColLoc):
-            return f"{loc.desc.data}, {child.filename.data}:{child.line.data}"
-        return loc.desc.data
-    return "unknown location"
+    parts = location_parts(op.location)
+    if parts is None:
+        return "unknown location"
+    label, file, line, _ = parts
+    return f"{label}, {file}:{line}" if file else label
 
 
 def refuse_strings(fname: str, op):

@@ -3,13 +3,36 @@ from __future__ import annotations
 
 import ml_dtypes
 import numpy as np
-from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 FLOAT_DTYPES = [np.float16, ml_dtypes.bfloat16, np.float32, np.float64]
 INT_DTYPES = [np.int8, np.int16, np.int32, np.int64, np.uint8]
+BF16 = np.dtype(ml_dtypes.bfloat16)
 RTOL = {np.dtype(np.float16): 1e-3, np.dtype(ml_dtypes.bfloat16): 1e-2,
         np.dtype(np.float32): 1e-6, np.dtype(np.float64): 1e-12}
+
+
+def is_float(dt) -> bool:
+    dt = np.dtype(dt)
+    return dt.kind == "f" or dt == BF16
+
+
+def dtype_ids(dts):
+    """Test ids for a list of dtypes: their NumPy names."""
+    return [np.dtype(d).name for d in dts]
+
+
+def wrap_int(values, dt):
+    """Exact Python-int results wrapped to a fixed-width integer dtype (two's complement);
+    bools pass through."""
+    dt = np.dtype(dt)
+    values = np.asarray(values, dtype=object)
+    if dt.kind == "b":
+        return values.astype(bool)
+    info = np.iinfo(dt)
+    span = info.max - info.min + 1
+    flat = [(int(v) - info.min) % span + info.min for v in values.ravel()]
+    return np.array(flat, dtype=object).astype(dt).reshape(values.shape)
 
 
 def shapes(min_dims=0, max_dims=4, min_side=0, max_side=5):

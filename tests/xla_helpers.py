@@ -2,19 +2,16 @@
 compare with per-dtype tolerances (exact for integers and bools)."""
 from __future__ import annotations
 
-import ml_dtypes
+import pytest
 import numpy as np
 
 import flowjit as tf
 
-BF16 = np.dtype(ml_dtypes.bfloat16)
+from helpers import BF16, is_float, wrap_int  # noqa: F401  (re-exported to the XLA tests)
+
 TOL = {np.dtype(np.float16): 2e-3, BF16: 1.6e-2, np.dtype(np.float32): 1e-5,
        np.dtype(np.float64): 1e-12}
 
-
-def is_float(dt) -> bool:
-    dt = np.dtype(dt)
-    return dt.kind == "f" or dt == BF16
 
 
 def to_numpy(out):
@@ -48,14 +45,6 @@ def check(actual, expected, dt, what, tol=None):
         np.testing.assert_array_equal(actual, expected, err_msg=what)
 
 
-def wrap_int(values, dt):
-    """Exact Python-int results wrapped to a fixed-width integer dtype (two's complement)."""
-    dt = np.dtype(dt)
-    info = np.iinfo(dt)
-    span = info.max - info.min + 1
-    flat = [(int(v) - info.min) % span + info.min for v in np.asarray(values).ravel()]
-    return np.array(flat, dtype=object).astype(dt).reshape(np.shape(values))
-
 
 MODES = ("eager", "graph", "xla")
 
@@ -68,3 +57,14 @@ def run_mode(mode, fn, *arrays):
     if mode == "xla":
         return run_xla(fn, *arrays)
     return to_numpy(tf.function(fn)(*[tf.constant(np.asarray(a)) for a in arrays]))
+
+
+@pytest.fixture(scope="module")
+def x64_mode():
+    """jax's x64 mode for a module whose tests put int64/float64 arrays through
+    jax.device_put (which otherwise narrows them silently); use it as an autouse fixture."""
+    import jax
+    old = jax.config.jax_enable_x64
+    jax.config.update("jax_enable_x64", True)
+    yield
+    jax.config.update("jax_enable_x64", old)

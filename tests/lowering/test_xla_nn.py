@@ -18,6 +18,7 @@ import flowjit as tf
 from flowjit.ir.registry import OPS
 from flowjit.lowering.stablehlo import RULES
 from helpers import RTOL, assert_close, rand
+from xla_helpers import x64_mode  # noqa: F401  (a fixture)
 
 BF16 = ml_dtypes.bfloat16
 FLOATS = [np.float16, BF16, np.float32, np.float64]
@@ -25,16 +26,8 @@ FLOATS = [np.float16, BF16, np.float32, np.float64]
 TOL = {np.dtype(np.float16): 2e-3, np.dtype(BF16): 1.6e-2, np.dtype(np.float32): 1e-5,
        np.dtype(np.float64): 1e-12}
 
-
-@pytest.fixture(autouse=True, scope="module")
-def _x64():
-    # runtime/xla.to_device goes through jax.device_put, which silently narrows float64 and
-    # int64 arguments unless jax's x64 mode is on.
-    import jax
-    old = jax.config.jax_enable_x64
-    jax.config.update("jax_enable_x64", True)
-    yield
-    jax.config.update("jax_enable_x64", old)
+# runtime/xla.to_device goes through jax.device_put, which narrows int64/float64 without x64.
+pytestmark = pytest.mark.usefixtures("x64_mode")
 
 
 def run(fn, *arrays):

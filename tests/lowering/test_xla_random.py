@@ -18,22 +18,15 @@ import flowjit as tf
 from flowjit.ir.errors import UnimplementedError
 from flowjit.ir.registry import OPS
 from flowjit.lowering.stablehlo import RULES
+from xla_helpers import x64_mode  # noqa: F401  (a fixture)
 
 BF16 = ml_dtypes.bfloat16
 FLOATS = [tf.float16, tf.bfloat16, tf.float32, tf.float64]
 SEEDS = {np.int32: [[0, 0], [1, 2], [-7, 2147483647]],
          np.int64: [[5, -1], [1 << 40, -(1 << 62)], [123456789012, 0]]}
 
-
-@pytest.fixture(autouse=True, scope="module")
-def _x64():
-    # runtime/xla.to_device goes through jax.device_put, which silently narrows int64 and
-    # float64 arguments unless jax's x64 mode is on.
-    import jax
-    old = jax.config.jax_enable_x64
-    jax.config.update("jax_enable_x64", True)
-    yield
-    jax.config.update("jax_enable_x64", old)
+# runtime/xla.to_device goes through jax.device_put, which narrows int64/float64 without x64.
+pytestmark = pytest.mark.usefixtures("x64_mode")
 
 
 def test_every_random_op_has_a_rule():

@@ -17,19 +17,11 @@ from hypothesis.extra import numpy as hnp
 import flowjit as tf
 from flowjit.ir.errors import InvalidArgumentError
 from flowjit.ir.registry import OPS, TT, InferenceError
-from helpers import RTOL, assert_close, rand, shapes
+from helpers import RTOL, assert_close, is_float, rand, shapes
+from helpers import dtype_ids as ids
+from helpers import wrap_int as wrap
 
 MATMUL_DTYPES = [np.float16, ml_dtypes.bfloat16, np.float32, np.float64, np.int32, np.int64]
-BF16 = np.dtype(ml_dtypes.bfloat16)
-
-
-def ids(dts):
-    return [np.dtype(d).name for d in dts]
-
-
-def is_float(dt):
-    dt = np.dtype(dt)
-    return dt.kind == "f" or dt == BF16
 
 
 def exact_matmul(a, b):
@@ -37,15 +29,6 @@ def exact_matmul(a, b):
     if is_float(a.dtype):
         return np.matmul(a.astype(np.float64), b.astype(np.float64))
     return np.matmul(a.astype(object), b.astype(object))
-
-
-def wrap(values, dt):
-    info = np.iinfo(dt)
-    span = info.max - info.min + 1
-    if np.size(values) == 0:
-        return np.asarray(values).astype(dt)
-    f = np.vectorize(lambda v: (int(v) - info.min) % span + info.min, otypes=[object])
-    return f(values).astype(dt)
 
 
 def check_products(actual, a, b, expected, dt):

@@ -11,7 +11,6 @@ from __future__ import annotations
 import math
 import operator
 
-import ml_dtypes
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -23,16 +22,12 @@ from flowjit.frontend.ops import math as fmath
 from flowjit.ir import dtypes as D
 from flowjit.ir.errors import InvalidArgumentError
 from flowjit.ir.ops import math as imath
-from helpers import (FLOAT_DTYPES, INT_DTYPES, assert_close, broadcastable_pair, rand,
-                     shapes)
+from helpers import (BF16, FLOAT_DTYPES, INT_DTYPES, assert_close, broadcastable_pair, is_float,
+                     rand, shapes)
+from helpers import dtype_ids as ids
+from helpers import wrap_int as wrap
 
-BF16 = np.dtype(ml_dtypes.bfloat16)
 ALL_NP = FLOAT_DTYPES + INT_DTYPES + [np.bool_]
-
-
-def is_float(dt):
-    dt = np.dtype(dt)
-    return dt.kind == "f" or dt == BF16
 
 
 def np_dtypes(allowed):
@@ -41,30 +36,12 @@ def np_dtypes(allowed):
     return [d for d in ALL_NP if tf.as_dtype(d).name in names]
 
 
-def ids(dts):
-    return [np.dtype(d).name for d in dts]
-
-
 def api(opname):
     """The public function API_FOR_OP names for `opname`."""
     obj = tf
     for part in fmath.API_FOR_OP[opname].split("."):
         obj = getattr(obj, part)
     return obj
-
-
-def wrap(values, dt):
-    """Python ints (object array) wrapped into integer dtype `dt`; bools pass through."""
-    dt = np.dtype(dt)
-    values = np.asarray(values, dtype=object)
-    if dt.kind == "b":
-        return values.astype(bool)
-    info = np.iinfo(dt)
-    span = info.max - info.min + 1
-    if values.size == 0:
-        return values.astype(dt)
-    return np.vectorize(lambda v: (int(v) - info.min) % span + info.min,
-                        otypes=[object])(values).astype(dt)
 
 
 def elementwise(fn, *arrays):

@@ -18,27 +18,11 @@ from hypothesis import strategies as st
 import flowjit as tf
 from flowjit.ir.errors import InvalidArgumentError
 from flowjit.ir.registry import OPS, TT
-from helpers import FLOAT_DTYPES, INT_DTYPES, RTOL, assert_close, rand, shapes
+from helpers import FLOAT_DTYPES, INT_DTYPES, RTOL, assert_close, is_float, rand, shapes
+from helpers import dtype_ids as ids
+from helpers import wrap_int as wrap
 
 NUMERIC = FLOAT_DTYPES + INT_DTYPES
-BF16 = np.dtype(ml_dtypes.bfloat16)
-
-
-def ids(dts):
-    return [np.dtype(d).name for d in dts]
-
-
-def is_float(dt):
-    dt = np.dtype(dt)
-    return dt.kind == "f" or dt == BF16
-
-
-def wrap(values, dt):
-    """Python ints wrapped into the integer dtype `dt` (two's complement)."""
-    info = np.iinfo(dt)
-    span = info.max - info.min + 1
-    f = np.vectorize(lambda v: (int(v) - info.min) % span + info.min, otypes=[object])
-    return f(values).astype(dt) if np.size(values) else np.asarray(values).astype(dt)
 
 
 @st.composite

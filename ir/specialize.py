@@ -9,6 +9,7 @@ depends on data, not on shapes, cannot be compiled and raises (TF's class and re
 from __future__ import annotations
 
 from .errors import InvalidArgumentError, OpError, UnimplementedError
+from .gc_pause import gc_paused
 from .graph import Graph, Node
 from .registry import OPS, InferenceError, infer_types
 from .shape_values import data_source, known_value
@@ -16,7 +17,8 @@ from .shape_values import data_source, known_value
 
 def specialize(graph: Graph, arg_types) -> Graph:
     """`graph` with its placeholders typed `arg_types` (in order) and everything re-inferred."""
-    return _Specializer().graph(graph, list(arg_types))
+    with gc_paused():
+        return _Specializer().graph(graph, list(arg_types))
 
 
 class _Specializer:

@@ -10,14 +10,20 @@ from __future__ import annotations
 
 import json
 import os
-import resource
 import sys
 
 sys.path.insert(0, os.path.dirname(__file__))
 
 
 def peak_rss_bytes() -> int:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024   # KiB on Linux
+    """This process's resident-memory high-water mark (`VmHWM`). Not `getrusage`'s
+    ru_maxrss: Linux carries that over from the parent through fork and exec, so every child
+    of the bench would report the bench's own peak."""
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) * 1024   # kB
+    raise RuntimeError("no VmHWM in /proc/self/status (Linux only)")
 
 
 def main(framework: str, steps: int, sizes, batch: int):

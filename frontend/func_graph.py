@@ -241,7 +241,7 @@ def init_scope():
 def _record(opdef: OpDef, inputs, attrs):
     g = _STACK[-1]
     ins = [g.capture(t) for t in inputs]
-    out_types = dispatch.infer_or_raise(opdef, [t._tt for t in ins], attrs, building=True)
+    out_types = dispatch.infer_cached(opdef, [t._tt for t in ins], attrs, building=True)
     outs = g.add_op(opdef, ins, attrs, out_types)
     return outs[0] if len(outs) == 1 else outs
 

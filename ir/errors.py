@@ -67,23 +67,29 @@ _IS_USER_FILE: dict = {}   # co_filename -> bool; tracing asks once per recorded
 
 
 def _is_user_file(fn: str) -> bool:
-    user = _IS_USER_FILE.get(fn)
-    if user is None:
-        user = _IS_USER_FILE[fn] = not fn.startswith("<frozen") and (
-            not fn.startswith(_PKG_DIR) or fn.startswith(_USER_DIRS))
+    """Classify a file (and remember it) the first time its frame is met."""
+    user = _IS_USER_FILE[fn] = not fn.startswith("<frozen") and (
+        not fn.startswith(_PKG_DIR) or fn.startswith(_USER_DIRS))
     return user
 
 
 def _user_frame_object(f):
-    while f is not None and not _is_user_file(f.f_code.co_filename):
+    known = _IS_USER_FILE
+    while f is not None:
+        fn = f.f_code.co_filename
+        user = known.get(fn)
+        if user or (user is None and _is_user_file(fn)):
+            return f
         f = f.f_back
-    return f
+    return None
 
 
 def user_frame() -> str:
     """`file:line (function)` of the innermost frame outside the flowjit package."""
     f = _user_frame_object(sys._getframe(1))
-    return "<unknown>" if f is None else f"{f.f_code.co_filename}:{f.f_lineno} ({f.f_code.co_name})"
+    if f is None:
+        return "<unknown>"
+    return f"{f.f_code.co_filename}:{f.f_lineno} ({f.f_code.co_name})"
 
 
 def user_line() -> str | None:

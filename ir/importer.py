@@ -105,12 +105,14 @@ class _Importer:
             if opname == "placeholder":
                 continue
             operands = [env[i] for i in node.inputs]
+            loc = self.location(node)
             if opname in ("cond", "case", "while"):
                 if node.stateful and token is None:
                     token = self._new_token(ops)
                 op, token = getattr(self, "_" + opname)(node, operands, env,
                                                         token if node.stateful else None,
                                                         token)
+                op.location = loc
             else:
                 types = [to_xdsl_type(t) for t in node.out_types]
                 if node.stateful:
@@ -124,10 +126,9 @@ class _Importer:
                     if a is not None:
                         attrs[k] = a
                 op = OP_CLASSES[opname].create(operands=operands, result_types=types,
-                                               attributes=attrs)
+                                               attributes=attrs, location=loc)
                 if node.stateful:
                     token = op.results[-1]
-            op.location = self.location(node)
             ops.append(op)
             for i, r in enumerate(op.results[:len(node.out_types)]):
                 env[(node, i)] = r

@@ -1,6 +1,7 @@
 """Timing helpers shared by the benchmarks: best-of-repeats per-call time, ratio tables."""
 from __future__ import annotations
 
+import time
 import timeit
 
 
@@ -11,6 +12,33 @@ def per_call_us(fn, min_time=0.2, repeat=5) -> float:
     n, _ = t.autorange()
     n = max(1, int(n * min_time / 0.2))
     return min(t.repeat(repeat=repeat, number=n)) / n * 1e6
+
+
+def interleaved_best(fns, rounds=15, batch_s=0.02) -> list:
+    """Best per-call time in seconds of each function, the functions timed in alternating
+    batches of about `batch_s` each, so that load changing on a shared machine weighs on
+    every contender alike."""
+    calls = []
+    for fn in fns:
+        t0 = time.perf_counter()
+        fn()
+        calls.append(max(1, int(batch_s / max(time.perf_counter() - t0, 1e-7))))
+    best = [float("inf")] * len(fns)
+    for _ in range(rounds):
+        for i, fn in enumerate(fns):
+            n = calls[i]
+            t0 = time.perf_counter()
+            for _ in range(n):
+                fn()
+            best[i] = min(best[i], (time.perf_counter() - t0) / n)
+    return best
+
+
+def first_call_s(fn) -> float:
+    """Seconds of one call (a fresh function's first: trace and compile included)."""
+    t0 = time.perf_counter()
+    fn()
+    return time.perf_counter() - t0
 
 
 def table(rows, headers):

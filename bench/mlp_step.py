@@ -36,14 +36,14 @@ BATCH = 128
 LR = 0.01
 
 
-def init(seed=0):
+def init(seed=0, sizes=SIZES, batch=BATCH):
     rng = np.random.default_rng(seed)
     params = []
-    for a, b in zip(SIZES, SIZES[1:]):
+    for a, b in zip(sizes, sizes[1:]):
         params.append((rng.normal(size=(a, b)) * np.sqrt(2.0 / a)).astype(np.float32))
         params.append(np.zeros(b, np.float32))
-    x = rng.normal(size=(BATCH, SIZES[0])).astype(np.float32)
-    y = rng.integers(0, SIZES[-1], size=BATCH).astype(np.int32)
+    x = rng.normal(size=(batch, sizes[0])).astype(np.float32)
+    y = rng.integers(0, sizes[-1], size=batch).astype(np.int32)
     return params, x, y
 
 

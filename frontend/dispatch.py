@@ -212,18 +212,12 @@ def apply(opname: str, inputs, attrs: dict | None = None):
 
 
 def execute(opdef: OpDef, inputs, attrs: dict):
-    key = (opdef.name, *[(t._dtype, t._value.shape) for t in inputs], *attrs.values())
     try:
-        out_types = _INFER_CACHE[key]
-    except KeyError:
-        out_types = infer_or_raise(opdef, [TT(t._dtype, tuple(t._value.shape)) for t in inputs],
-                                   attrs)
-        if len(_INFER_CACHE) > _INFER_CACHE_MAX:
-            _INFER_CACHE.clear()
-        _INFER_CACHE[key] = out_types
-    except TypeError:  # an unhashable attribute value: infer without caching
-        out_types = infer_or_raise(opdef, [TT(t._dtype, tuple(t._value.shape)) for t in inputs],
-                                   attrs)
+        out_types = _INFER_CACHE[(opdef.name, *[(t._dtype, t._value.shape) for t in inputs],
+                                  *attrs.values())]
+    except (KeyError, TypeError):
+        out_types = infer_cached(opdef, [TT(t._dtype, tuple(t._value.shape)) for t in inputs],
+                                 attrs)
     try:
         # An input passed to a jit_compile=True function keeps a device copy as its value;
         # kernels take NumPy arrays (`_host` copies it back once).
@@ -240,6 +234,23 @@ def execute(opdef: OpDef, inputs, attrs: dict):
         for r, t in zip(res, out_types):
             _check_result(opdef, r, t)
     return tuple(Tensor._wrap(r, t.dtype) for r, t in zip(res, out_types))
+
+
+def infer_cached(opdef: OpDef, types, attrs: dict, building=False):
+    """`infer_or_raise`, memoized on the op, its input types (a TT equals its
+    `(dtype, shape)` tuple, so eager ops and tracing share entries) and its attribute values;
+    an unhashable attribute value (a constant's array) is inferred without caching."""
+    key = (opdef.name, *types, *attrs.values())
+    try:
+        return _INFER_CACHE[key]
+    except KeyError:
+        out_types = infer_or_raise(opdef, types, attrs, building)
+        if len(_INFER_CACHE) > _INFER_CACHE_MAX:
+            _INFER_CACHE.clear()
+        _INFER_CACHE[key] = out_types
+        return out_types
+    except TypeError:
+        return infer_or_raise(opdef, types, attrs, building)
 
 
 def infer_or_raise(opdef: OpDef, types, attrs: dict, building=False):

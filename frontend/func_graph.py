@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 
 from ..ir import errors
+from ..ir.gc_pause import gc_paused
 from ..ir.graph import Graph, Node
 from ..ir.registry import OPS, TT, OpDef, ResourceTT
 from ..ir.shapes import TensorShape
@@ -123,7 +124,7 @@ class FuncGraph(Graph):
         if self.scopes:
             base = "/".join(self.scopes) + "/" + base
         node = self.add_node(opname, [(t._node, t._index) for t in inputs], attrs, out_types,
-                             name=base, control_inputs=ctl, location=_location(),
+                             name=base, control_inputs=ctl, location=errors.user_line(),
                              stateful=stateful)
         if stateful:
             self.last_stateful = node
@@ -197,12 +198,6 @@ def _var_name(var) -> str:
     return var.name.split(":")[0].replace("/", "_") or "var"
 
 
-def _location():
-    frame = errors.user_frame()
-    path, _, rest = frame.partition(" (")
-    return path if path != "<unknown>" else None
-
-
 # --- the active graph ---------------------------------------------------------------------
 _STACK: list = []   # FuncGraph, or None for init_scope
 
@@ -224,7 +219,8 @@ def as_default(graph: FuncGraph):
     _STACK.append(graph)
     _set_hooks()
     try:
-        yield graph
+        with gc_paused():   # tracing allocates a node and tensors per op (see ir.gc_pause)
+            yield graph
     finally:
         _STACK.pop()
         _set_hooks()
@@ -245,7 +241,7 @@ def init_scope():
 def _record(opdef: OpDef, inputs, attrs):
     g = _STACK[-1]
     ins = [g.capture(t) for t in inputs]
-    out_types = dispatch.infer_or_raise(opdef, [t._tt for t in ins], attrs, building=True)
+    out_types = dispatch.infer_cached(opdef, [t._tt for t in ins], attrs, building=True)
     outs = g.add_op(opdef, ins, attrs, out_types)
     return outs[0] if len(outs) == 1 else outs
 

@@ -61,17 +61,38 @@ class OperatorNotAllowedInGraphError(TypeError):
 
 
 _PKG_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# Folders inside the package that hold user-level code (their frames count as the user's).
+_USER_DIRS = tuple(os.path.join(_PKG_DIR, d) for d in ("tests", "examples", "bench"))
+_IS_USER_FILE: dict = {}   # co_filename -> bool; tracing asks once per recorded op
+
+
+def _is_user_file(fn: str) -> bool:
+    """Classify a file (and remember it) the first time its frame is met."""
+    user = _IS_USER_FILE[fn] = not fn.startswith("<frozen") and (
+        not fn.startswith(_PKG_DIR) or fn.startswith(_USER_DIRS))
+    return user
+
+
+def _user_frame_object(f):
+    known = _IS_USER_FILE
+    while f is not None:
+        fn = f.f_code.co_filename
+        user = known.get(fn)
+        if user or (user is None and _is_user_file(fn)):
+            return f
+        f = f.f_back
+    return None
 
 
 def user_frame() -> str:
     """`file:line (function)` of the innermost frame outside the flowjit package."""
-    f = sys._getframe(1)
-    while f is not None:
-        fn = f.f_code.co_filename
-        if not fn.startswith(_PKG_DIR) or fn.startswith(os.path.join(_PKG_DIR, "tests")) \
-                or fn.startswith(os.path.join(_PKG_DIR, "examples")) \
-                or fn.startswith(os.path.join(_PKG_DIR, "bench")):
-            if not fn.startswith("<frozen"):
-                return f"{fn}:{f.f_lineno} ({f.f_code.co_name})"
-        f = f.f_back
-    return "<unknown>"
+    f = _user_frame_object(sys._getframe(1))
+    if f is None:
+        return "<unknown>"
+    return f"{f.f_code.co_filename}:{f.f_lineno} ({f.f_code.co_name})"
+
+
+def user_line() -> str | None:
+    """`file:line` of the innermost frame outside the flowjit package (None if none is)."""
+    f = _user_frame_object(sys._getframe(1))
+    return None if f is None else f"{f.f_code.co_filename}:{f.f_lineno}"

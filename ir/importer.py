@@ -7,14 +7,23 @@ side effects takes the current token (captured by its regions) and returns the n
 """
 from __future__ import annotations
 
+import numpy as np
 from xdsl.dialects import func
 from xdsl.dialects.builtin import (FileLineColLoc, IntAttr, ModuleOp, NameLoc, StringAttr,
                                    UnknownLoc)
 from xdsl.ir import Block, Region
 
+from . import dtypes as D
 from .dialect import (OP_CLASSES, TOKEN, CaseOp, CondOp, CreateTokenOp, WhileOp, YieldOp,
                       encode_attr, to_xdsl_type)
+from .gc_pause import gc_paused
 from .graph import Graph, Node
+
+_MEMO_ELEMENTS = 16          # arrays up to this size are encoded once per distinct value
+# Scalars whose equality is identity of encoding (not floats: 0.0 == -0.0; not tuples: (1,) ==
+# (True,) but they encode to different element types).
+_HASHABLE = (int, str, np.integer, np.bool_, D.DType)
+_MISSING = object()
 
 
 def location_parts(loc):
@@ -31,6 +40,11 @@ def location_parts(loc):
 
 def import_graph(graph: Graph, name: str | None = None) -> ModuleOp:
     """One `func.func @<name>` whose arguments are the graph's placeholders."""
+    with gc_paused():
+        return _import(graph, name)
+
+
+def _import(graph: Graph, name: str | None) -> ModuleOp:
     fname = name or graph.name
     arg_types = [to_xdsl_type(p.out_types[0]) for p in graph.inputs]
     block = Block(arg_types=arg_types)
@@ -48,20 +62,40 @@ def import_graph(graph: Graph, name: str | None = None) -> ModuleOp:
 class _Importer:
     def __init__(self, fname: str):
         self.fname = fname
-        self._files: dict = {}
+        self._sources: dict = {None: UnknownLoc()}   # node.location -> its source location
+        self._attrs: dict = {}                       # encoded attribute values (see _attr)
 
     def location(self, node: Node):
-        label = StringAttr(f"{self.fname}/{node.name}")
-        if node.location:
-            file, _, line = node.location.rpartition(":")
-            f = self._files.get(file)
-            if f is None:
-                f = self._files[file] = StringAttr(file)
+        return NameLoc(StringAttr(f"{self.fname}/{node.name}"), self._source(node.location))
+
+    def _source(self, where):
+        """The `FileLineColLoc` of a "file:line" string, made once per distinct line."""
+        loc = self._sources.get(where)
+        if loc is None:
+            file, _, line = where.rpartition(":")
             try:
-                return NameLoc(label, FileLineColLoc(f, IntAttr(int(line)), IntAttr(0)))
+                loc = FileLineColLoc(StringAttr(file), IntAttr(int(line)), IntAttr(0))
             except ValueError:
-                pass
-        return NameLoc(label, UnknownLoc())
+                loc = self._sources[None]
+            self._sources[where] = loc
+        return loc
+
+    def _attr(self, value):
+        """`encode_attr(value)`, made once per distinct value: traced graphs repeat the same
+        constants and attributes on thousands of nodes, and xDSL verifies every attribute it
+        builds. Arrays are keyed by dtype, shape and bytes (small ones only)."""
+        if isinstance(value, np.ndarray):
+            if value.size > _MEMO_ELEMENTS or value.dtype == object:
+                return encode_attr(value)
+            key = (value.dtype.str, value.shape, value.tobytes())
+        elif isinstance(value, _HASHABLE):
+            key = (type(value), value)
+        else:
+            return encode_attr(value)
+        a = self._attrs.get(key, _MISSING)
+        if a is _MISSING:
+            a = self._attrs[key] = encode_attr(value)
+        return a
 
     def body(self, graph: Graph, block: Block, env: dict, token):
         """Append the graph's nodes to `block`; returns the last token (or None)."""
@@ -71,12 +105,14 @@ class _Importer:
             if opname == "placeholder":
                 continue
             operands = [env[i] for i in node.inputs]
+            loc = self.location(node)
             if opname in ("cond", "case", "while"):
                 if node.stateful and token is None:
                     token = self._new_token(ops)
                 op, token = getattr(self, "_" + opname)(node, operands, env,
                                                         token if node.stateful else None,
                                                         token)
+                op.location = loc
             else:
                 types = [to_xdsl_type(t) for t in node.out_types]
                 if node.stateful:
@@ -86,14 +122,13 @@ class _Importer:
                     types.append(TOKEN)
                 attrs = {}
                 for k, v in node.attrs.items():
-                    a = encode_attr(v)
+                    a = self._attr(v)
                     if a is not None:
                         attrs[k] = a
                 op = OP_CLASSES[opname].create(operands=operands, result_types=types,
-                                               attributes=attrs)
+                                               attributes=attrs, location=loc)
                 if node.stateful:
                     token = op.results[-1]
-            op.location = self.location(node)
             ops.append(op)
             for i, r in enumerate(op.results[:len(node.out_types)]):
                 env[(node, i)] = r

@@ -9,14 +9,50 @@ depends on data, not on shapes, cannot be compiled and raises (TF's class and re
 from __future__ import annotations
 
 from .errors import InvalidArgumentError, OpError, UnimplementedError
+from .gc_pause import gc_paused
 from .graph import Graph, Node
-from .registry import OPS, InferenceError, infer_types
+from .registry import OPS, InferenceError, ResourceTT, infer_types
 from .shape_values import data_source, known_value
 
 
 def specialize(graph: Graph, arg_types) -> Graph:
-    """`graph` with its placeholders typed `arg_types` (in order) and everything re-inferred."""
-    return _Specializer().graph(graph, list(arg_types))
+    """`graph` with its placeholders typed `arg_types` (in order) and everything re-inferred;
+    `graph` itself when that would copy it unchanged (see `_already_specialized`)."""
+    arg_types = list(arg_types)
+    if _already_specialized(graph, arg_types):
+        return graph
+    with gc_paused():
+        return _Specializer().graph(graph, arg_types)
+
+
+def _already_specialized(graph: Graph, arg_types) -> bool:
+    """True when the placeholders already have `arg_types`, every type in the graph (nested
+    graphs included) is static and no shape value computed in the graph waits to be folded:
+    re-inference would then reproduce every type, and nothing could fail."""
+    return [p.out_types[0] for p in graph.inputs] == arg_types and _static(graph)
+
+
+def _static(g: Graph) -> bool:
+    for node in g.nodes:
+        for t in node.out_types:
+            shape = (t.value if isinstance(t, ResourceTT) else t).shape
+            if shape is None or None in shape:
+                return False
+        opdef = OPS.get(node.op)
+        if opdef is None:   # cond / case / while: their graphs too
+            if not all(_static(sub) for sub in _nested_graphs(node)):
+                return False
+        elif opdef.tensor_attrs and len(node.inputs) > len(opdef.inputs):
+            return False
+    return True
+
+
+def _nested_graphs(node: Node):
+    for v in node.attrs.values():
+        if isinstance(v, Graph):
+            yield v
+        elif isinstance(v, tuple):
+            yield from (g for g in v if isinstance(g, Graph))
 
 
 class _Specializer:

@@ -1,0 +1,158 @@
+"""Every benchmark in one run: flowjit (XLA and graph executor) against jax.jit and NumPy.
+
+    python -m bench [--quick] [--json FILE]      (from the repository root)
+    python bench/run.py [--quick] [--json FILE]
+
+Prints one table: each row a flowjit number, the reference it is compared with (measured in
+the same run, the frameworks interleaved), their ratio, the goal (issue 14) and whether it is
+met. `--json FILE` also writes the rows and every scenario's raw numbers (seconds, bytes).
+`--quick` is a smoke run on small sizes; its numbers are not judged against the goals.
+The TF column is not measured: it is the table recorded in issue 14 on the project's 2-core
+machine (TF is not a dependency).
+
+A row is one entry of ROWS: a label (formatted with the Config's fields), the scenario that
+measures it (a function of the Config returning named numbers; one run serves all its
+rows), the names of the flowjit number and of the reference number, and the goal.
+BLAS runs single-threaded unless OPENBLAS_NUM_THREADS is set: on a loaded 2-core machine
+OpenBLAS's spinning threads make NumPy's matmuls many times slower and noisier.
+"""
+from __future__ import annotations
+
+import os
+
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")   # before numpy loads its BLAS
+
+import argparse  # noqa: E402
+import json  # noqa: E402
+import sys  # noqa: E402
+from dataclasses import dataclass  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import scenarios as sc  # noqa: E402
+from common import table  # noqa: E402
+
+
+@dataclass(frozen=True)
+class Row:
+    label: str              # formatted with the Config's fields
+    scenario: object        # Config -> {name: number}
+    ours: str               # the flowjit number's name
+    ref: str | None         # the reference number's name; None: `ours` meets `goal` alone
+    ref_name: str           # what the reference is
+    goal: float | None      # the most `ours / ref` (or `ours`, with no ref) may be; None: shown
+    unit: str = "s"         # "s", "B" or "" (a plain number)
+    note: str = ""          # formatted with the scenario's numbers
+    tf: str = ""            # TF 2.21's number as recorded in issue 14 (not measured here)
+
+
+PHASES = "trace {trace:.2f} + import {import:.2f} + passes {passes:.2f} + lowering " \
+         "{lowering:.2f} s; XLA compile {xla_compile:.2f} s; {ops} nodes"
+
+RSS_NOTE = "process peak, imports included; the steps added {{{fw}_step_rss_mib:.1f}} MiB " \
+           "(jax.jit: {{jax_step_rss_mib:.1f}} MiB)"
+
+ROWS = [
+    Row("cached call x*2+1 f32[4], XLA", sc.cached_call, "xla", "jax", "jax.jit", 1.0,
+        tf="TF XLA 191 us"),
+    Row("cached call x*2+1 f32[4], executor", sc.cached_call, "executor", "jax", "jax.jit",
+        0.8, tf="TF graph 248 us"),
+    Row("while loop {iters} iterations, executor", sc.while_loop, "executor", "numpy",
+        "NumPy Python loop", 1.0, tf="TF graph 8.5 ms"),
+    Row("while loop {iters} iterations, XLA", sc.while_loop, "xla", "jax", "jax.jit", 1.2,
+        tf="TF XLA 322 us"),
+    Row("MLP {mlp_sizes} b{mlp_batch} SGD step, executor steady", sc.mlp, "executor", "jax",
+        "jax.jit", 1.2, tf="TF graph 4.36 ms"),
+    Row("MLP step, XLA steady", sc.mlp, "xla", "jax", "jax.jit", 1.0, tf="TF XLA 3.59 ms"),
+    Row("MLP step, XLA first call", sc.mlp, "xla_first", "jax_first", "jax.jit", 1.0,
+        tf="TF XLA 405 ms"),
+    Row("MLP step, XLA device memory", sc.mlp, "xla_device_bytes", "jax_device_bytes",
+        "jax.jit", 1.1, unit="B", note="arguments + outputs + temporaries - aliased"),
+    Row("MLP step, executor peak host memory", sc.mlp, "executor_peak_bytes",
+        "executor_live_bytes", "live tensors", 2.0, unit="B",
+        note="tracemalloc peak during a step; reference: liveness over the df module"),
+    Row("MLP step, peak RSS, XLA", sc.rss, "xla_peak_rss_bytes", "jax_peak_rss_bytes",
+        "jax.jit", None, unit="B", note=RSS_NOTE.format(fw="xla")),
+    Row("MLP step, peak RSS, executor", sc.rss, "executor_peak_rss_bytes",
+        "jax_peak_rss_bytes", "jax.jit", None, unit="B", note=RSS_NOTE.format(fw="executor")),
+    Row("chain N={n}, XLA first call", sc.chain, "xla_first", "jax_first", "jax.jit", 1.2,
+        note=PHASES, tf="TF XLA 16.7 s"),
+    Row("chain N={n}, trace+import+passes+lowering", sc.chain, "phases", None, "", 1.0,
+        note=PHASES),
+    Row("chain N={n}, executor first call", sc.chain, "executor_first", None, "", 1.5,
+        tf="TF graph 10.7 s"),
+    Row("chain phases N={n} / N={n_small}", sc.chain, "phases", "phases_small",
+        "N={n_small}", 5.5, unit=""),
+]
+
+
+def run(cfg: sc.Config, rows=ROWS) -> dict:
+    """Measure every scenario the rows need (each once, in row order) and judge the rows."""
+    sc.warm_up()
+    results: dict = {}
+    out = []
+    labels = {k: ("-".join(map(str, v)) if isinstance(v, tuple) else v)
+              for k, v in vars(cfg).items()}
+    for row in rows:
+        name = row.scenario.__name__
+        if name not in results:
+            results[name] = row.scenario(cfg)
+        got = results[name]
+        ours = got[row.ours]
+        ref = got[row.ref] if row.ref else None
+        value = ours / ref if ref else ours
+        met = None if cfg.quick or row.goal is None else bool(value <= row.goal)
+        out.append({"benchmark": row.label.format(**labels), "flowjit": ours,
+                    "reference": row.ref_name.format(**labels) or None, "reference_value": ref,
+                    "ratio": value if ref else None, "goal": row.goal,
+                    "goal_kind": "ratio" if row.ref else row.unit, "met": met,
+                    "unit": row.unit, "note": row.note.format(**got), "tf_recorded": row.tf})
+    return {"quick": cfg.quick, "config": labels, "rows": out, "scenarios": results}
+
+
+def _fmt(value, unit: str) -> str:
+    if value is None:
+        return "-"
+    if unit == "s":
+        for scale, name in ((1, "s"), (1e-3, "ms"), (1e-6, "us")):
+            if value >= scale or scale == 1e-6:
+                return f"{value / scale:.3g} {name}"
+    if unit == "B":
+        return f"{value / 2**20:.1f} MiB" if value >= 2**20 else f"{value / 2**10:.1f} KiB"
+    return f"{value:.3g}"
+
+
+def format_table(report: dict) -> str:
+    rows = []
+    for r in report["rows"]:
+        if r["goal"] is None:
+            goal = "-"
+        elif r["goal_kind"] == "ratio":
+            goal = f"<= {r['goal']:g}x"
+        else:
+            goal = f"<= {_fmt(r['goal'], r['unit'])}"
+        ratio = "-" if r["ratio"] is None else f"{r['ratio']:.2f}x"
+        met = {True: "yes", False: "NO", None: "-"}[r["met"]]
+        ref = f"{r['reference']} {_fmt(r['reference_value'], r['unit'])}" \
+            if r["reference"] else "-"
+        rows.append([r["benchmark"], _fmt(r["flowjit"], r["unit"]), ref, ratio, goal, met,
+                     r["tf_recorded"] or "-", r["note"]])
+    head = "quick smoke run: small sizes, goals not judged\n" if report["quick"] else ""
+    return head + table(rows, ["benchmark", "flowjit", "reference", "ratio", "goal", "met",
+                               "TF (recorded, issue 14)", "note"])
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(prog="python -m bench", description=__doc__.split("\n")[0])
+    ap.add_argument("--quick", action="store_true", help="small sizes, a smoke run")
+    ap.add_argument("--json", metavar="FILE", help="also write the results as JSON")
+    args = ap.parse_args(argv)
+    report = run(sc.QUICK if args.quick else sc.FULL)
+    print(format_table(report))
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(report, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()

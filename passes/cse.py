@@ -8,8 +8,8 @@ from dataclasses import dataclass
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 
+from ..ir.effects import is_pure
 from . import register_pass
-from .effects import is_pure
 
 
 class _Interner:
@@ -90,8 +90,6 @@ def cse_block(block, known: dict, tok=None) -> int:
 class CommonSubexpressionElimination(ModulePass):
     name = "cse"
 
-    def apply(self, ctx, op) -> None:
+    def apply(self, ctx, op) -> bool:
         tok = _Interner()
-        for region in op.regions:
-            for b in region.blocks:
-                cse_block(b, {}, tok)
+        return sum(cse_block(b, {}, tok) for region in op.regions for b in region.blocks) > 0

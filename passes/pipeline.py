@@ -259,7 +259,8 @@ def run_pipeline(module, spec=None, *, record_ir: bool = False, verify_each: boo
     """Run the pipeline on `module` in place; returns a PipelineReport.
 
     `spec` None runs the default schedule to a fixpoint (at most MAX_ITERATIONS rounds): a
-    round runs again only when a pass reported a change (`apply` returned True or None);
+    round runs again only when a pass reported a change (`apply` returned True or None),
+    and in it only the passes that have not yet seen the module as it is now unchanged;
     a spec string or list of passes runs once, in order.
     `verify`: after the last pass, "changed" verifies the ops the passes created or changed
     (the input is assumed valid), "full" the whole module, "none" nothing.
@@ -285,9 +286,13 @@ def run_pipeline(module, spec=None, *, record_ir: bool = False, verify_each: boo
     try:
         snap = snapshot(module) if verify == "changed" and not verify_each and passes else None
         n1 = count_ops(module)
+        changes = 0          # how many pass runs changed the module so far
+        clean_at: dict = {}  # pass index -> `changes` when it last ran and changed nothing
         for it in range(rounds):
             changed = False
-            for p in passes:
+            for i, p in enumerate(passes):
+                if clean_at.get(i) == changes:
+                    continue   # it saw this very module and left it alone: a fixpoint for it
                 n0 = n1
                 t0 = time.perf_counter()
                 try:
@@ -310,7 +315,11 @@ def run_pipeline(module, spec=None, *, record_ir: bool = False, verify_each: boo
                             f"before {p.name}", f"after {p.name}", n=2))
                     before_text = text
                 report.records.append(rec)
-                changed = changed or did
+                if did:
+                    changed = True
+                    changes += 1
+                else:
+                    clean_at[i] = changes
                 if verify_each:
                     _verify_after(module, p.name)
                 if on_pass is not None:

@@ -16,8 +16,8 @@ walker pushes every op of the module on its worklist, asks each pattern about ea
 (`@op_type_rewrite_pattern`'s `isinstance` goes through ABCMeta), checks every op for
 trivial deadness, and after any change walks the whole module again; measured on the
 N=5000 chain that is about 20 us per op per pass, five times the whole pipeline's budget.
-This driver keeps xDSL's pattern and rewriter API (a pattern written for it also runs under
-the walker: it checks the op itself) and changes three things:
+This driver keeps xDSL's pattern and rewriter API (`RewritePattern`, `PatternRewriter` and
+its listener) and changes three things:
 - patterns name the ops they match (`roots`, op names), and one walk in post-order (an op
   after the ops nested in it, so inner region ops first) collects just those ops;
 - ops a rewrite inserts, and users of values it replaced, join the worklist when a pattern

@@ -73,13 +73,34 @@ def _post_order(regions, wanted, out: list) -> list:
     return out
 
 
+class _Rewriter(PatternRewriter):
+    """A PatternRewriter whose default insertion point (before the matched op) is made only
+    when a pattern uses it: making one costs more than most failed matches."""
+    _at: InsertPoint | None = None
+
+    @property
+    def insertion_point(self) -> InsertPoint:
+        if self._at is None:
+            self._at = InsertPoint.before(self._current_operation)
+        return self._at
+
+    @insertion_point.setter
+    def insertion_point(self, point: InsertPoint) -> None:
+        self._at = point
+
+    def reset(self, op: Operation) -> None:
+        self.has_done_action = False
+        self._current_operation = op
+        self._at = None
+
+
 class _Driver:
     def __init__(self, table: dict):
         self.table = table
         self.work: list = []
         self.producers: list = []   # ops whose users were erased: maybe dead now
         self.gone: set = set()      # ops erased with a region op (their parent stays set)
-        self.rewriter = PatternRewriter(InsertPoint.at_start(Block()))
+        self.rewriter = _Rewriter(InsertPoint.at_start(Block()))
         self.rewriter.extend_from_listener(PatternRewriterListener(
             operation_insertion_handler=[self._revisit],
             operation_modification_handler=[self._revisit],
@@ -109,9 +130,7 @@ class _Driver:
             i += 1
             if op.parent is None or (self.gone and op in self.gone):
                 continue
-            rewriter.has_done_action = False
-            rewriter.current_operation = op
-            rewriter.insertion_point = InsertPoint.before(op)
+            rewriter.reset(op)
             for pattern in self.table[op.name]:
                 pattern.match_and_rewrite(op, rewriter)
                 if rewriter.has_done_action:

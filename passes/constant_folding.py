@@ -50,10 +50,11 @@ from dataclasses import dataclass
 import ml_dtypes
 import numpy as np
 from xdsl.ir import OpResult
+from xdsl.pattern_rewriter import PatternRewriter, op_type_rewrite_pattern
 
 from ..ir import dtypes as D
 from ..ir.constants import CONST_NAME, const_op, const_value, make_const, numel, type_info
-from ..ir.dialect import OP_CLASSES
+from ..ir.dialect import OP_CLASSES, CaseOp, CondOp
 from ..ir.effects import is_pure
 from ..runtime.kernels import KERNELS
 from . import register_pass
@@ -164,14 +165,15 @@ class FoldBranch(RootedPattern):
     def __init__(self, consts: _Constants):
         self.consts = consts
 
-    def match_and_rewrite(self, op, rewriter):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: CondOp | CaseOp, rewriter: PatternRewriter):
         c = const_op(op.operands[0])
         if c is None:
             return
         v = self.consts.entry(c)[0]
         if v.size != 1:
             return
-        if op.name == "df.cond":
+        if isinstance(op, CondOp):
             region = op.then_region if bool(v.reshape(())) else op.else_region
         else:
             n = len(op.branches)

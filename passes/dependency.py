@@ -22,8 +22,9 @@ from dataclasses import dataclass
 
 from xdsl.dialects import func
 from xdsl.ir import Operation
+from xdsl.pattern_rewriter import PatternRewriter, op_type_rewrite_pattern
 
-from ..ir.dialect import DfOp, TokenType, YieldOp
+from ..ir.dialect import CaseOp, CondOp, DfOp, TokenType, WhileOp, YieldOp
 from ..ir.effects import REGION_OPS, is_pure
 from . import register_pass
 from .rewrite import PatternPass, RootedPattern
@@ -83,7 +84,8 @@ class UntokenBranches(RootedPattern):
     above and the branches have no side effects."""
     roots = ("df.cond", "df.case")
 
-    def match_and_rewrite(self, op, rewriter):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: CondOp | CaseOp, rewriter: PatternRewriter):
         if not op.results or not _is_token(op.results[-1]) or not is_pure(op):
             return
         yielded = {r.block.last_op.operands[-1] for r in op.regions}
@@ -102,7 +104,8 @@ class UntokenLoop(RootedPattern):
     """while: a loop-carried token that the body yields unchanged and nothing else uses."""
     roots = ("df.while",)
 
-    def match_and_rewrite(self, op, rewriter):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: WhileOp, rewriter: PatternRewriter):
         if not is_pure(op):
             return
         idx = [i for i, v in enumerate(op.operands) if _is_token(v)]

@@ -21,7 +21,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from xdsl.pattern_rewriter import PatternRewriter, op_type_rewrite_pattern
+
 from ..ir.constants import value_of
+from ..ir.dialect import CaseOp
 from . import register_pass
 from .rewrite import PatternPass, RootedPattern, inline_region
 
@@ -40,7 +43,8 @@ def _taken_branch(op):
 class InlineKnownCase(RootedPattern):
     roots = ("df.case",)
 
-    def match_and_rewrite(self, op, rewriter):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: CaseOp, rewriter: PatternRewriter):
         region = _taken_branch(op)
         if region is not None:
             inline_region(rewriter, op, region)

@@ -1,8 +1,8 @@
 """The rewrite driver the pattern passes share: xDSL `RewritePattern`s applied with xDSL's
 `PatternRewriter` from one worklist, and dead producers erased by the driver.
 
-    class DropDoubleNeg(RewritePattern):
-        roots = ("df.neg",)
+    class DropDoubleNeg(RootedPattern):          # an xDSL RewritePattern
+        roots = ("df.neg",)                       # the ops it may match
         def match_and_rewrite(self, op, rewriter): ...
 
     @register_pass
@@ -11,15 +11,17 @@
         name = "my-pass"
         def patterns(self): return (DropDoubleNeg(),)
 
-Why not xDSL's `PatternRewriteWalker` + `GreedyRewritePatternApplier`: on these graphs the
-walker pushes every op of the module on its worklist, asks each pattern about each op
-(`@op_type_rewrite_pattern`'s `isinstance` goes through ABCMeta), checks every op for
-trivial deadness, and after any change walks the whole module again; measured on the
-N=5000 chain that is about 20 us per op per pass, five times the whole pipeline's budget.
-This driver keeps xDSL's pattern and rewriter API (`RewritePattern`, `PatternRewriter` and
-its listener) and changes three things:
-- patterns name the ops they match (`roots`, op names), and one walk in post-order (an op
-  after the ops nested in it, so inner region ops first) collects just those ops;
+Why not xDSL's `PatternRewriteWalker` + `GreedyRewritePatternApplier`: the walker pushes
+every op of the module on its worklist, offers each op to each pattern, checks every op for
+trivial deadness, and after any change walks the whole module again. The notes
+(xdsl-and-jaxlib.md, Q2) measured 4-20 us per op per walker pass: over the 12.5k ops of the
+N=5000 chain, ten passes would take 0.5-2.5 s, against about 0.3 s for the whole pipeline
+with this driver. It keeps xDSL's pattern and rewriter API (`RewritePattern`,
+`PatternRewriter` and its listener; region-op patterns also carry
+`@op_type_rewrite_pattern`) and changes three things:
+- patterns name the ops they match (`roots`, op names: df op classes are made per op, and
+  an `isinstance` on them goes through ABCMeta), and one walk in post-order (an op after
+  the ops nested in it, so inner region ops first) collects just those ops;
 - ops a rewrite inserts, and users of values it replaced, join the worklist when a pattern
   roots on them (as in xDSL's walker); no second walk of the module;
 - when a rewrite erases an op, its operands' producers that are left dead (`ir.effects`)

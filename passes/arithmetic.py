@@ -1,8 +1,7 @@
 """`arithmetic`: Grappler-style algebraic simplifications, each exact for every input value.
 
-One walk; patterns are looked up by op name. Every rewrite replaces a value by another of
-exactly the same type (so no broadcast, dtype or rank change can slip in), and producers left
-dead are erased on the way (`effects.is_dead` decides).
+Each rewrite is a pattern (`passes/rewrite.py` applies them); every one replaces a value by
+another of exactly the same type (so no broadcast, dtype or rank change can slip in).
 
 Identities (`c` a constant whose every element is the neutral value):
 - `x * c`, `c * x` (c = 1), `x / c` (c = 1)                 -> x   (IEEE: x*1 and x/1 are x,
@@ -38,14 +37,12 @@ from dataclasses import dataclass
 import numpy as np
 from xdsl.dialects.builtin import UnrankedTensorType
 from xdsl.ir import OpResult
-from xdsl.passes import ModulePass
-from xdsl.rewriter import Rewriter
 
 from ..ir import dtypes as D
-from ..ir.dialect import OP_CLASSES, DfOp, encode_attr
+from ..ir.constants import const_raw, is_static, tt_of
+from ..ir.dialect import OP_CLASSES, encode_attr
 from . import register_pass
-from .constant_folding import const_raw, type_info
-from .effects import is_dead
+from .rewrite import PatternPass, RootedPattern
 
 TransposeOp = OP_CLASSES["transpose"]
 ReshapeOp = OP_CLASSES["reshape"]
@@ -59,12 +56,15 @@ def _producer(value, opname: str):
     return None
 
 
-def _tt(value):
-    return type_info(value.type)[0]
+def _replace(rewriter, op, value) -> None:
+    """Replace op's single result by `value` if the types are identical."""
+    if op.results[0].type == value.type:
+        rewriter.replace(op, (), [value])
 
 
-def _static(tt) -> bool:
-    return tt is not None and tt.shape is not None and None not in tt.shape
+def _replace_new(rewriter, op, new) -> None:
+    new.location = op.location
+    rewriter.replace(op, new)
 
 
 # Neutral elements as the element bytes a constant must repeat (little-endian, as the
@@ -119,213 +119,202 @@ def _splat_source(value):
         if k is None:
             return None
         value = op.operands[k]
-        if op.name == "df.fill_like" and _tt(value).shape != ():
+        if op.name == "df.fill_like" and tt_of(value).shape != ():
             return None
     return None
 
 
-# --- the rewriter ---------------------------------------------------------------------------
-class _Simplifier:
-    def __init__(self):
-        self.count = 0
+def _is_neutral_operand(x, c, which) -> bool:
+    src = _splat_source(c)
+    if src is None:
+        return False
+    tt, raw = const_raw(src)
+    if not _is_neutral(tt, raw, which):
+        return False
+    return not (isinstance(x.type, UnrankedTensorType) and tt_of(c).shape != ())
 
-    def replace(self, op, value) -> bool:
-        """Replace op's single result by `value` if the types are identical."""
-        res = op.results[0]
-        if res.type != value.type:
-            return False
-        producers = [v.op for v in op.operands if isinstance(v, OpResult)]
-        res.replace_all_uses_with(value)
-        Rewriter.erase_op(op)
-        self.count += 1
-        self._erase_dead(producers)
-        return True
 
-    def replace_new(self, op, new) -> bool:
-        producers = [v.op for v in op.operands if isinstance(v, OpResult)]
-        Rewriter.replace_op(op, new)
-        self.count += 1
-        self._erase_dead(producers)
-        return True
+# --- patterns -------------------------------------------------------------------------------
+class NeutralOperand(RootedPattern):
+    """`x op c` (or `c op x` where op commutes) -> x when `c` is op's neutral element."""
+    # op -> (which neutral element, may it stand on the left)
+    RULES = {"df.mul": ("one", True), "df.div": ("one", False), "df.add": ("add", True),
+             "df.sub": ("sub", False), "df.logical_and": ("true", True),
+             "df.logical_or": ("false", True)}
+    roots = tuple(RULES)
 
-    def _erase_dead(self, ops):
-        # Producers precede their users in the walk, so they were visited already.
-        while ops:
-            o = ops.pop()
-            if o.parent is not None and is_dead(o):
-                ops.extend(v.op for v in o.operands if isinstance(v, OpResult))
-                Rewriter.erase_op(o)
+    def match_and_rewrite(self, op, rewriter):
+        which, either = self.RULES[op.name]
+        x, y = op.operands
+        if _is_neutral_operand(x, y, which):
+            _replace(rewriter, op, x)
+        elif either and _is_neutral_operand(y, x, which):
+            _replace(rewriter, op, y)
 
-    # --- binary identities ------------------------------------------------------------------
-    def _neutral(self, op, x, c, which) -> bool:
-        src = _splat_source(c)
-        if src is None:
-            return False
-        tt, raw = const_raw(src)
-        if not _is_neutral(tt, raw, which):
-            return False
-        if isinstance(x.type, UnrankedTensorType) and _tt(c).shape != ():
-            return False
-        return self.replace(op, x)
 
-    def either_side(test):
-        def rule(self, op):
-            x, y = op.operands
-            return self._neutral(op, x, y, test) or self._neutral(op, y, x, test)
-        return rule
+class Involution(RootedPattern):
+    """`neg(neg(x))`, `logical_not(logical_not(x))` -> x."""
+    roots = ("df.neg", "df.logical_not")
 
-    def right_side(test):
-        def rule(self, op):
-            x, y = op.operands
-            return self._neutral(op, x, y, test)
-        return rule
+    def match_and_rewrite(self, op, rewriter):
+        inner = _producer(op.operands[0], op.name)
+        if inner is not None:
+            _replace(rewriter, op, inner.operands[0])
 
-    mul = either_side("one")
-    div = right_side("one")
-    add = either_side("add")
-    sub = right_side("sub")
-    logical_and = either_side("true")
-    logical_or = either_side("false")
-    del either_side, right_side
 
-    # --- involutions --------------------------------------------------------------------------
-    def involution(opname):
-        def rule(self, op):
-            inner = _producer(op.operands[0], opname)
-            return inner is not None and self.replace(op, inner.operands[0])
-        return rule
+class ForwardOperand(RootedPattern):
+    """`identity(x)` -> x, and `cast(x)` to x's own dtype (the type check decides)."""
+    roots = ("df.identity", "df.cast")
 
-    neg = involution("df.neg")
-    logical_not = involution("df.logical_not")
-    del involution
+    def match_and_rewrite(self, op, rewriter):
+        _replace(rewriter, op, op.operands[0])
 
-    def identity(self, op):
-        return self.replace(op, op.operands[0])
 
-    cast = identity  # `replace` checks the type: only a cast to x's own dtype goes
+def _perm(op, n):
+    perm = op.python_attrs()["perm"]
+    return tuple(p % n for p in perm) if n else ()
 
-    # --- data movement ------------------------------------------------------------------------
-    def transpose(self, op):
+
+class ComposeTransposes(RootedPattern):
+    """`transpose(transpose(x, p1), p2)` -> `transpose(x, p1[p2])`, or x when that is the
+    identity; a transpose by the identity -> x."""
+    roots = ("df.transpose",)
+
+    def match_and_rewrite(self, op, rewriter):
         x = op.operands[0]
-        perm = op.python_attrs()["perm"]
-        n = len(perm)
-        perm = tuple(p % n for p in perm) if n else ()
+        n = len(op.python_attrs()["perm"])
+        perm = _perm(op, n)
         inner = _producer(x, "df.transpose")
         if inner is not None:
-            p1 = inner.python_attrs()["perm"]
+            p1 = _perm(inner, n)
             if len(p1) != n:
-                return False
-            p1 = tuple(p % n for p in p1)
+                return
             perm = tuple(p1[p] for p in perm)
             x = inner.operands[0]
         if perm == tuple(range(n)):
-            return self.replace(op, x)
-        if inner is None:
-            return False
-        new = TransposeOp.create(operands=[x], result_types=[op.results[0].type],
-                                 attributes={"perm": encode_attr(perm)}, location=op.location)
-        return self.replace_new(op, new)
+            _replace(rewriter, op, x)
+        elif inner is not None:
+            _replace_new(rewriter, op, TransposeOp.create(
+                operands=[x], result_types=[op.results[0].type],
+                attributes={"perm": encode_attr(perm)}))
 
-    def reshape(self, op):
-        out = _tt(op.results[0])
+
+class FoldReshape(RootedPattern):
+    """`reshape(reshape(x))` -> one reshape (both static), a reshape to x's type -> x."""
+    roots = ("df.reshape",)
+
+    def match_and_rewrite(self, op, rewriter):
+        out = tt_of(op.results[0])
         x = op.operands[0]
         inner = _producer(x, "df.reshape")
-        if inner is not None and _static(out) and _static(_tt(inner.results[0])):
+        if inner is not None and is_static(out) and is_static(tt_of(inner.results[0])):
             src = inner.operands[0]
             if src.type == op.results[0].type:
-                return self.replace(op, src)
+                return _replace(rewriter, op, src)
             attrs = dict(op.attributes)
             attrs["shape"] = encode_attr(tuple(out.shape))
-            new = ReshapeOp.create(operands=[src], result_types=[op.results[0].type],
-                                   attributes=attrs, location=op.location)
-            return self.replace_new(op, new)
+            return _replace_new(rewriter, op, ReshapeOp.create(
+                operands=[src], result_types=[op.results[0].type], attributes=attrs))
         if out is None or out.shape is None:
-            return False
-        if not _static(out) and 0 in out.shape:
-            return False
-        return self.replace(op, x)
+            return
+        if not is_static(out) and 0 in out.shape:
+            return
+        _replace(rewriter, op, x)
 
-    def squeeze(self, op):
+
+class SqueezeExpandDims(RootedPattern):
+    """`squeeze(expand_dims(x, a), [a])` -> x."""
+    roots = ("df.squeeze",)
+
+    def match_and_rewrite(self, op, rewriter):
         inner = _producer(op.operands[0], "df.expand_dims")
         if inner is None:
-            return False
-        rank = len(_tt(op.operands[0]).shape or ())
+            return
+        rank = len(tt_of(op.operands[0]).shape or ())
         if not rank:
-            return False
+            return
         axes = op.python_attrs()["axis"] or ()
         a = inner.python_attrs()["axis"] % rank
         if axes and {s % rank for s in axes if -rank <= s < rank} != {a}:
-            return False
+            return
         if axes and any(not -rank <= s < rank for s in axes):
-            return False
-        return self.replace(op, inner.operands[0])
+            return
+        _replace(rewriter, op, inner.operands[0])
 
-    def expand_dims(self, op):
+
+class ExpandDimsSqueeze(RootedPattern):
+    """`expand_dims(squeeze(x, [a]), a)` -> x."""
+    roots = ("df.expand_dims",)
+
+    def match_and_rewrite(self, op, rewriter):
         inner = _producer(op.operands[0], "df.squeeze")
         if inner is None:
-            return False
+            return
         x = inner.operands[0]
-        xt = _tt(x)
+        xt = tt_of(x)
         if xt is None or xt.shape is None:
-            return False
+            return
         rank = len(xt.shape)
         axes = inner.python_attrs()["axis"] or ()
         if axes:
             if any(not -rank <= s < rank for s in axes):
-                return False
+                return
             removed = {s % rank for s in axes}
-        elif _static(xt):
+        elif is_static(xt):
             removed = {i for i, d in enumerate(xt.shape) if d == 1}
         else:
-            return False
+            return
         a = op.python_attrs()["axis"]
-        if len(removed) != 1 or not -rank <= a < rank or {a % rank} != removed:
-            return False
-        return self.replace(op, x)
+        if len(removed) == 1 and -rank <= a < rank and {a % rank} == removed:
+            _replace(rewriter, op, x)
 
-    def tile(self, op):
-        if all(m == 1 for m in op.python_attrs()["multiples"]):
-            return self.replace(op, op.operands[0])
+
+def _noop_tile(op):
+    return all(m == 1 for m in op.python_attrs()["multiples"])
+
+
+def _noop_broadcast(op):
+    return is_static(tt_of(op.operands[0]))
+
+
+def _noop_pad(op):
+    a = op.python_attrs()
+    return a["mode"] == "CONSTANT" and all(p == 0 for p in a["paddings"])
+
+
+def _noop_slice(op):
+    a = op.python_attrs()
+    xt = tt_of(op.operands[0])
+    if xt is None or xt.shape is None or any(b != 0 for b in a["begin"]):
         return False
-
-    def broadcast_to(self, op):
-        return _static(_tt(op.operands[0])) and self.replace(op, op.operands[0])
-
-    def pad(self, op):
-        a = op.python_attrs()
-        if a["mode"] == "CONSTANT" and all(p == 0 for p in a["paddings"]):
-            return self.replace(op, op.operands[0])
-        return False
-
-    def slice(self, op):
-        a = op.python_attrs()
-        xt = _tt(op.operands[0])
-        if xt is None or xt.shape is None or any(b != 0 for b in a["begin"]):
-            return False
-        if all(s == -1 or s == d for s, d in zip(a["size"], xt.shape)):
-            return self.replace(op, op.operands[0])
-        return False
-
-    def concat(self, op):
-        # a known rank: concat of a scalar raises at run time, and that error must stay
-        return len(op.operands) == 1 and _tt(op.operands[0]).shape is not None and \
-            self.replace(op, op.operands[0])
+    return all(s == -1 or s == d for s, d in zip(a["size"], xt.shape))
 
 
-PATTERNS = {f"df.{name}": getattr(_Simplifier, name) for name in (
-    "mul", "div", "add", "sub", "logical_and", "logical_or", "neg", "logical_not",
-    "identity", "cast", "transpose", "reshape", "squeeze", "expand_dims", "tile",
-    "broadcast_to", "pad", "slice", "concat")}
+def _noop_concat(op):
+    # a known rank: concat of a scalar raises at run time, and that error must stay
+    return len(op.operands) == 1 and tt_of(op.operands[0]).shape is not None
+
+
+class NoOpDataMovement(RootedPattern):
+    """`tile` by ones, `broadcast_to` x's own static shape, `pad` by zeros, `slice` of
+    everything, `concat` of one tensor -> x."""
+    TESTS = {"df.tile": _noop_tile, "df.broadcast_to": _noop_broadcast, "df.pad": _noop_pad,
+             "df.slice": _noop_slice, "df.concat": _noop_concat}
+    roots = tuple(TESTS)
+
+    def match_and_rewrite(self, op, rewriter):
+        if self.TESTS[op.name](op):
+            _replace(rewriter, op, op.operands[0])
+
+
+PATTERNS = (NeutralOperand(), Involution(), ForwardOperand(), ComposeTransposes(),
+            FoldReshape(), SqueezeExpandDims(), ExpandDimsSqueeze(), NoOpDataMovement())
 
 
 @register_pass
 @dataclass(frozen=True)
-class ArithmeticOptimizer(ModulePass):
+class ArithmeticOptimizer(PatternPass):
     name = "arithmetic"
 
-    def apply(self, ctx, op) -> None:
-        s = _Simplifier()
-        todo = [o for o in op.walk() if o.name in PATTERNS and isinstance(o, DfOp)]
-        for o in todo:
-            if o.parent is not None:
-                PATTERNS[o.name](s, o)
+    def patterns(self):
+        return PATTERNS

@@ -6,10 +6,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.passes import ModulePass
-from xdsl.rewriter import Rewriter
 
+from ..ir.effects import is_pure
 from . import register_pass
-from .effects import is_pure
 
 
 class _Interner:
@@ -31,24 +30,24 @@ class _Interner:
 
 
 def _key(op, tok):
-    """Ops with operands: (name, operands, result types); the attributes are compared only
-    among the few ops that share that key, because hashing every op's attributes costs more
-    than the rest of the pass. Ops without operands (constants) are keyed on everything,
-    since all constants of a type would share the short key."""
-    types = tuple([tok(r.type) for r in op.results])
+    """Ops with operands: (name, operands); the attributes and result types are compared
+    only among the few ops that share that key (`_same`), because hashing every op's
+    attributes costs more than the rest of the pass. Ops without operands (constants) are
+    keyed on everything, since all constants would share the short key."""
     if op._operands:
         # ids: SSAValue.__hash__ is a Python-level call per operand. The values stay alive
         # (the op in `known` holds them), so their ids stay unique.
-        return (op.name, tuple(map(id, op._operands)), types)
+        return (op.name, tuple(map(id, op._operands)))
     attrs = op.attributes
     props = op.properties
-    return (op.name, types,
+    return (op.name, tuple([tok(r.type) for r in op.results]),
             tuple(sorted([(k, tok(v)) for k, v in attrs.items()])) if attrs else (),
             tuple(sorted([(k, tok(v)) for k, v in props.items()])) if props else ())
 
 
 def _same(a, b) -> bool:
-    return a.attributes == b.attributes and a.properties == b.properties
+    return a.attributes == b.attributes and a.properties == b.properties and \
+        [r.type for r in a.results] == [r.type for r in b.results]
 
 
 def cse_block(block, known: dict, tok=None) -> int:
@@ -79,7 +78,8 @@ def cse_block(block, known: dict, tok=None) -> int:
             else:
                 for old, new in zip(op.results, prev.results):
                     old.replace_all_uses_with(new)
-                Rewriter.erase_op(op, safe_erase=False)
+                op.detach()                 # nothing uses it now: no need to rewire its
+                op.drop_all_references()    # results to ErasedSSAValues (Rewriter.erase_op)
                 merged += 1
         op = nxt
     return merged
@@ -90,8 +90,6 @@ def cse_block(block, known: dict, tok=None) -> int:
 class CommonSubexpressionElimination(ModulePass):
     name = "cse"
 
-    def apply(self, ctx, op) -> None:
+    def apply(self, ctx, op) -> bool:
         tok = _Interner()
-        for region in op.regions:
-            for b in region.blocks:
-                cse_block(b, {}, tok)
+        return sum(cse_block(b, {}, tok) for region in op.regions for b in region.blocks) > 0

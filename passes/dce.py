@@ -6,8 +6,8 @@ from dataclasses import dataclass
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 
+from ..ir.effects import is_dead
 from . import register_pass
-from .effects import is_dead
 
 
 def _preorder(regions, out: list) -> list:
@@ -42,5 +42,5 @@ def remove_dead(module) -> int:
 class DeadCodeElimination(ModulePass):
     name = "dce"
 
-    def apply(self, ctx, op) -> None:
-        remove_dead(op)
+    def apply(self, ctx, op) -> bool:
+        return remove_dead(op) > 0

@@ -21,66 +21,39 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from xdsl.dialects.builtin import TensorType, UnrankedTensorType
-from xdsl.passes import ModulePass
-from xdsl.rewriter import InsertPoint, Rewriter
+from xdsl.pattern_rewriter import PatternRewriter, op_type_rewrite_pattern
 
-from ..ir.dialect import OP_CLASSES, CaseOp, DfOp
+from ..ir.constants import value_of
+from ..ir.dialect import CaseOp
 from . import register_pass
-from .effects import is_dead
-
-_TENSORS = (TensorType, UnrankedTensorType)
-
-
-def _constant_index(value):
-    op = value.owner
-    if isinstance(op, DfOp) and op.name == "df.const":
-        v = op.python_attrs()["value"]
-        if v.size == 1:
-            return int(v.reshape(()))
-    return None
-
-
-def inline_region(op, region):
-    """Replace the region op `op` by the ops of `region` (one of its regions)."""
-    block = region.block
-    y = block.last_op
-    yielded = list(y.operands)
-    Rewriter.erase_op(y)
-    Rewriter.inline_block(block, InsertPoint.before(op))
-    results, casts = [], []
-    for r, v in zip(op.results, yielded):
-        if r.type != v.type and isinstance(r.type, _TENSORS) and isinstance(v.type, _TENSORS):
-            ident = OP_CLASSES["identity"].create(operands=[v], result_types=[r.type])
-            ident.location = op.location
-            casts.append(ident)
-            v = ident.results[0]
-        results.append(v)
-    Rewriter.replace_op(op, casts, results)
+from .rewrite import PatternPass, RootedPattern, inline_region
 
 
 def _taken_branch(op):
     n = len(op.branches)
     if n == 1:
         return op.branches[0]
-    i = _constant_index(op.operands[0])
-    if i is None:
+    v = value_of(op.operands[0])
+    if v is None or v.size != 1:
         return None
+    i = int(v.reshape(()))
     return op.branches[i if 0 <= i < n else n - 1]
+
+
+class InlineKnownCase(RootedPattern):
+    roots = ("df.case",)
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: CaseOp, rewriter: PatternRewriter):
+        region = _taken_branch(op)
+        if region is not None:
+            inline_region(rewriter, op, region)
 
 
 @register_pass
 @dataclass(frozen=True)
-class Inline(ModulePass):
+class Inline(PatternPass):
     name = "inline"
 
-    def apply(self, ctx, op) -> None:
-        cases = [o for o in op.walk() if type(o) is CaseOp]
-        # inner first: an outer inline then moves (or drops) already-inlined inner branches
-        for case in reversed(cases):
-            region = _taken_branch(case)
-            if region is not None:
-                index = case.operands[0].owner
-                inline_region(case, region)
-                if isinstance(index, DfOp) and index.parent is not None and is_dead(index):
-                    Rewriter.erase_op(index)
+    def patterns(self):
+        return (InlineKnownCase(),)

@@ -20,15 +20,14 @@ from dataclasses import dataclass
 
 import numpy as np
 from xdsl.dialects.builtin import TensorType
-from xdsl.passes import ModulePass
-from xdsl.rewriter import InsertPoint, Rewriter
+from xdsl.rewriter import InsertPoint
 
+from ..ir.constants import make_const, value_of
 from ..ir.dialect import OP_CLASSES, DfOp, encode_attr, from_xdsl_type, to_xdsl_type
 from ..ir.ops.math import BINARY, COMPARE, UNARY
 from ..ir.registry import TT
 from . import register_pass
-from .constant_folding import const_op, const_value, make_const
-from .effects import is_dead
+from .rewrite import PatternPass, RootedPattern
 
 UNARY_ELEMENTWISE = frozenset(UNARY) | {"is_nan", "is_finite", "cast", "relu", "relu6",
                                         "elu", "selu", "leaky_relu", "gelu", "identity"}
@@ -36,23 +35,8 @@ BINARY_ELEMENTWISE = frozenset(BINARY) | frozenset(COMPARE)
 _TRANSPOSE = "df.transpose"
 
 
-_PERMS: dict = {}     # id(perm attribute) -> (attribute, perm), during one run
-_CREATED: list = []   # transposes made during one run (they may cancel with others)
-
-
 def _perm(op, rank):
-    a = op.attributes["perm"]
-    e = _PERMS.get(id(a))
-    if e is None or e[0] is not a:
-        e = _PERMS[id(a)] = (a, tuple(int(p) for p in a.get_values()))
-    return tuple(p % rank for p in e[1])
-
-
-def _erase(op):
-    """Erase an op none of whose results is used (cheaper than Rewriter.erase_op, which
-    rewires every result to an ErasedSSAValue)."""
-    op.detach()
-    op.drop_all_references()
+    return tuple(int(p) % rank for p in op.attributes["perm"].get_values())
 
 
 def _rank(value):
@@ -73,21 +57,20 @@ def _compose(p, q):
     return tuple(p[i] for i in q)
 
 
-def _new_transpose(value, perm, before, location):
+def _transpose_op(value, perm, location):
     tt = from_xdsl_type(value.type)
     shape = tuple(tt.shape[i] for i in perm)
     op = OP_CLASSES["transpose"].create(operands=[value],
                                         result_types=[to_xdsl_type(TT(tt.dtype, shape))],
                                         attributes={"perm": encode_attr(tuple(perm))})
     op.location = location
-    Rewriter.insert_op(op, InsertPoint.before(before))
-    _CREATED.append(op)
+    return op
+
+
+def _new_transpose(rewriter, value, perm, before, location):
+    op = _transpose_op(value, perm, location)
+    rewriter.insert(op, InsertPoint.before(before))
     return op.results[0]
-
-
-def _const(value):
-    op = const_op(value)
-    return None if op is None else const_value(op)
 
 
 def _plan_other(v, rank, p):
@@ -101,7 +84,7 @@ def _plan_other(v, rank, p):
     if r == rank and isinstance(owner, DfOp) and owner.name == _TRANSPOSE and \
             _perm(owner, rank) == p:
         return "input"
-    if r is not None and r <= rank and _const(v) is not None:
+    if r is not None and r <= rank and value_of(v) is not None:
         return "const"
     return "transpose" if r == rank else None
 
@@ -141,44 +124,34 @@ def _match(t1):
         cur = user.results[0]
 
 
-def _transposed_const(v, rank, q, before):
-    arr = _const(v)
+def _transposed_const(rewriter, v, rank, q, before):
+    arr = value_of(v)
     arr = np.ascontiguousarray(np.transpose(arr.reshape((1,) * (rank - arr.ndim) + arr.shape),
                                             q))
     tt = from_xdsl_type(v.type)
     op = make_const(arr, to_xdsl_type(TT(tt.dtype, arr.shape)), v.owner.location)
-    Rewriter.insert_op(op, InsertPoint.before(before))
+    rewriter.insert(op, InsertPoint.before(before))
     return op.results[0]
 
 
-def _rewrite(t1, chain, t2) -> bool:
+def _cancel_pair(rewriter, t1, t2, r, identity):
+    """transpose(transpose(x, p), q) => x, or transpose(x, r)."""
     x = t1.operands[0]
-    rank = _rank(x)
-    p = _perm(t1, rank)
-    q = _perm(t2, rank)
-    r = _compose(p, q)
-    identity = r == tuple(range(rank))
     out = t2.results[0]
-    if not chain:
-        if identity:
-            if x.type != out.type:
-                return False
-            out.replace_all_uses_with(x)
-        else:
-            new = _new_transpose(x, r, t2, t2.location)
-            if new.type != out.type:
-                _CREATED.pop()
-                _erase(new.owner)
-                return False
-            out.replace_all_uses_with(new)
-        _erase(t2)
-        if not t1.results[0].uses:
-            _erase(t1)
-        return True
-    if not identity:
-        return False
-    cur_old, cur_new = t1.results[0], x
-    replaced = []
+    if identity:
+        if x.type == out.type:
+            rewriter.replace(t2, (), [x])
+        return
+    new = _transpose_op(x, r, t2.location)
+    if new.results[0].type == out.type:
+        rewriter.replace(t2, new)
+
+
+def _rewrite_chain(rewriter, t1, chain, t2, p, q):
+    """Run the chain on x itself; its other operands follow (see `_plan_other`)."""
+    rank = len(p)
+    cur_old, cur_new = t1.results[0], t1.operands[0]
+    out = t2.results[0]
     for op in chain:
         operands = []
         for v in op.operands:
@@ -186,61 +159,52 @@ def _rewrite(t1, chain, t2) -> bool:
                 operands.append(cur_new)
                 continue
             plan = _plan_other(v, rank, p)
-            if plan != "keep":
-                replaced.append(v.owner)
             if plan == "keep":
                 operands.append(v)
             elif plan == "input":
                 operands.append(v.owner.operands[0])
             elif plan == "const":
-                operands.append(_transposed_const(v, rank, q, t2))
+                operands.append(_transposed_const(rewriter, v, rank, q, t2))
             else:
-                operands.append(_new_transpose(v, q, t2, op.location))
+                operands.append(_new_transpose(rewriter, v, q, t2, op.location))
         tt = from_xdsl_type(op.results[0].type)
         ty = out.type if op is chain[-1] else to_xdsl_type(
             TT(tt.dtype, tuple(tt.shape[i] for i in q)))
         new = type(op).create(operands=operands, result_types=[ty],
                               attributes=dict(op.attributes))
         new.location = op.location
-        Rewriter.insert_op(new, InsertPoint.before(t2))
+        rewriter.insert(new, InsertPoint.before(t2))
         cur_old, cur_new = op.results[0], new.results[0]
-    out.replace_all_uses_with(cur_new)
-    for dead in [t2] + chain[::-1] + [t1]:
-        _erase(dead)
-    for op in replaced:   # operands only the chain used (old transposes, constants)
-        if isinstance(op, DfOp) and op.parent is not None and is_dead(op):
-            _erase(op)
-    return True
+    rewriter.replace(t2, (), [cur_new])
+    for dead in chain[::-1]:   # each was used only by the next (the driver takes t1 and
+        rewriter.erase(dead)   # the chain's other producers left dead)
 
 
-def cancel_transposes(module) -> int:
-    """Rewrite until nothing matches (each rewrite removes at least one transpose). After
-    the first sweep only transposes are revisited: the surviving ones and the new ones."""
-    total = 0
-    work = [o for o in module.walk() if o.name == _TRANSPOSE]
-    try:
-        while True:
-            done = 0
-            for t1 in work:
-                if t1.parent is None:
-                    continue
-                m = _match(t1)
-                if m is not None:
-                    done += _rewrite(t1, *m)
-            total += done
-            if not done:
-                return total
-            work = [t for t in work + _CREATED if t.parent is not None]
-            _CREATED.clear()
-    finally:
-        _CREATED.clear()
-        _PERMS.clear()
+class CancelTransposes(RootedPattern):
+    """Each rewrite removes at least one transpose; transposes it creates are revisited (they
+    may cancel with others)."""
+    roots = (_TRANSPOSE,)
+
+    def match_and_rewrite(self, t1, rewriter):
+        m = _match(t1)
+        if m is None:
+            return
+        chain, t2 = m
+        rank = _rank(t1.operands[0])
+        p = _perm(t1, rank)
+        q = _perm(t2, rank)
+        r = _compose(p, q)
+        identity = r == tuple(range(rank))
+        if not chain:
+            _cancel_pair(rewriter, t1, t2, r, identity)
+        elif identity:
+            _rewrite_chain(rewriter, t1, chain, t2, p, q)
 
 
 @register_pass
 @dataclass(frozen=True)
-class Layout(ModulePass):
+class Layout(PatternPass):
     name = "layout"
 
-    def apply(self, ctx, op) -> None:
-        cancel_transposes(op)
+    def patterns(self):
+        return (CancelTransposes(),)

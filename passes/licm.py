@@ -24,8 +24,8 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from ..ir.dialect import DfOp, WhileOp, YieldOp, from_xdsl_type
+from ..ir.effects import is_pure
 from . import register_pass
-from .effects import is_pure
 
 # Ops whose kernels raise InvalidArgumentError depending on values: name -> True when only
 # integer inputs can raise (division by zero, negative integer powers).
@@ -96,7 +96,7 @@ def hoist(loop) -> int:
 class LoopInvariantCodeMotion(ModulePass):
     name = "loop-invariant-code-motion"
 
-    def apply(self, ctx, op) -> None:
+    def apply(self, ctx, op) -> bool:
         loops = [o for o in op.walk() if type(o) is WhileOp]
-        for loop in reversed(loops):   # inner loops first: what leaves them may leave more
-            hoist(loop)
+        # inner loops first: what leaves them may leave more
+        return sum(hoist(loop) for loop in reversed(loops)) > 0

@@ -116,12 +116,13 @@ class PassRecord:
     ops_before: int
     ops_after: int
     iteration: int
+    changed: bool = True
     ir_after: str | None = None
     diff: str | None = None
 
     def as_dict(self) -> dict:
         return {k: getattr(self, k) for k in ("name", "seconds", "ops_before", "ops_after",
-                                               "iteration", "diff")}
+                                               "iteration", "changed", "diff")}
 
 
 @dataclass
@@ -136,10 +137,11 @@ class PipelineReport:
                          f"{', '.join(dict.fromkeys(r.name for r in self.records))}")
 
     def table(self) -> str:
-        lines = [f"{'pass':<28} {'iter':>4} {'ms':>8} {'ops before':>10} {'ops after':>9}"]
+        lines = [f"{'pass':<28} {'iter':>4} {'ms':>8} {'ops before':>10} {'ops after':>9} "
+                 f"{'changed':>7}"]
         for r in self.records:
             lines.append(f"{r.name:<28} {r.iteration:>4} {r.seconds * 1e3:>8.2f} "
-                         f"{r.ops_before:>10} {r.ops_after:>9}")
+                         f"{r.ops_before:>10} {r.ops_after:>9} {'yes' if r.changed else 'no':>7}")
         return "\n".join(lines)
 
 
@@ -256,7 +258,9 @@ def run_pipeline(module, spec=None, *, record_ir: bool = False, verify_each: boo
                  verify: str = "changed", on_pass=None):
     """Run the pipeline on `module` in place; returns a PipelineReport.
 
-    `spec` None runs the default schedule to a fixpoint (at most MAX_ITERATIONS rounds);
+    `spec` None runs the default schedule to a fixpoint (at most MAX_ITERATIONS rounds): a
+    round runs again only when a pass reported a change (`apply` returned True or None),
+    and in it only the passes that have not yet seen the module as it is now unchanged;
     a spec string or list of passes runs once, in order.
     `verify`: after the last pass, "changed" verifies the ops the passes created or changed
     (the input is assumed valid), "full" the whole module, "none" nothing.
@@ -282,19 +286,26 @@ def run_pipeline(module, spec=None, *, record_ir: bool = False, verify_each: boo
     try:
         snap = snapshot(module) if verify == "changed" and not verify_each and passes else None
         n1 = count_ops(module)
+        changes = 0          # how many pass runs changed the module so far
+        clean_at: dict = {}  # pass index -> `changes` when it last ran and changed nothing
         for it in range(rounds):
             changed = False
-            for p in passes:
+            for i, p in enumerate(passes):
+                if clean_at.get(i) == changes:
+                    continue   # it saw this very module and left it alone: a fixpoint for it
                 n0 = n1
                 t0 = time.perf_counter()
                 try:
-                    p.apply(ctx, module)
+                    did = p.apply(ctx, module)
                 except BaseException as e:
                     _note_pass(e, p.name)
                     raise
                 dt = time.perf_counter() - t0
-                n1 = count_ops(module)
-                rec = PassRecord(p.name, dt, n0, n1, it)
+                # A pass that does not say (returns None, as xDSL's ModulePass.apply does)
+                # may have changed anything: as MLIR assumes of a pass that preserves nothing.
+                did = did is not False
+                n1 = count_ops(module) if did else n0
+                rec = PassRecord(p.name, dt, n0, n1, it, changed=did)
                 if record_ir:
                     text = print_module(module)
                     rec.ir_after = text
@@ -304,14 +315,13 @@ def run_pipeline(module, spec=None, *, record_ir: bool = False, verify_each: boo
                             f"before {p.name}", f"after {p.name}", n=2))
                     before_text = text
                 report.records.append(rec)
-                # (op counts decide the fixpoint, so recording the IR never changes the rounds)
-                changed = changed or n0 != n1
+                if did:
+                    changed = True
+                    changes += 1
+                else:
+                    clean_at[i] = changes
                 if verify_each:
-                    try:
-                        module.verify()
-                    except BaseException as e:
-                        _note_pass(e, p.name, "the IR after it does not verify")
-                        raise
+                    _verify_after(module, p.name)
                 if on_pass is not None:
                     on_pass(rec, module)
             if spec is not None or not changed:
@@ -327,11 +337,23 @@ def run_pipeline(module, spec=None, *, record_ir: bool = False, verify_each: boo
     return report
 
 
-def _note_pass(e: BaseException, name: str, what: str = "") -> None:
+def _verify_after(module, name: str) -> None:
+    """Verify the whole module after the pass `name`; invalid IR raises a VerifyException
+    that names the pass and carries the verifier's message."""
+    from xdsl.utils.exceptions import VerifyException
+    try:
+        module.verify()
+    except VerifyException as e:
+        err = VerifyException(f"the IR after pass '{name}' does not verify: {e}")
+        err.pass_name = name
+        raise err from e
+
+
+def _note_pass(e: BaseException, name: str) -> None:
     if getattr(e, "pass_name", None) is None:
         try:
             e.pass_name = name
         except AttributeError:
             pass
         if hasattr(e, "add_note"):
-            e.add_note(f"flowjit: in pass '{name}'" + (f": {what}" if what else ""))
+            e.add_note(f"flowjit: in pass '{name}'")

@@ -22,31 +22,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from xdsl.passes import ModulePass
-from xdsl.rewriter import InsertPoint, Rewriter
+from xdsl.rewriter import InsertPoint
 
-from ..ir.dialect import OP_CLASSES, DfOp, encode_attr, from_xdsl_type, to_xdsl_type
+from ..ir.constants import make_const, tt_of, value_of
+from ..ir.dialect import OP_CLASSES, DfOp, encode_attr, to_xdsl_type
 from ..ir.ops.fused import ACTIVATIONS, activation_of
 from ..ir.ops.nn import spatial_axes
 from ..ir.registry import OPS, TT, InferenceError
 from . import register_pass
-from .constant_folding import const_op, const_value, make_const
-from .effects import is_dead
-
-_CONST = "df.const"
-
+from .rewrite import PatternPass, RootedPattern
 
 # --- matching helpers -----------------------------------------------------------------------
-_TT_CACHE: dict = {}   # id(xDSL type) -> (type, TT), filled during one run of the pass
-
-
-def _tt(value):
-    t = value.type
-    e = _TT_CACHE.get(id(t))
-    if e is None or e[0] is not t:
-        e = _TT_CACHE[id(t)] = (t, from_xdsl_type(t))
-    return e[1]
-
 
 def _sole_user(value, block):
     """The op that uses `value` exactly once, if it is the only use and lives in `block`."""
@@ -55,12 +41,6 @@ def _sole_user(value, block):
         return None
     user = use.operation
     return user if isinstance(user, DfOp) and user.parent is block else None
-
-
-def _const(value):
-    """The NumPy value of a `df.const` result, else None."""
-    op = const_op(value)
-    return None if op is None else const_value(op)
 
 
 def _other(op, value):
@@ -104,14 +84,14 @@ def _match_bias(user, prev, out_tt, axis, data_formats):
     if user.name != "df.add":
         return None
     b = _other(user, prev)
-    if b is None or _tt(user.results[0]) != out_tt:
+    if b is None or tt_of(user.results[0]) != out_tt:
         return None
-    bt = _tt(b)
+    bt = tt_of(b)
     last = len(out_tt.shape) - 1
     if axis == last and bt.shape is not None and len(bt.shape) == 1 and \
             bt.shape[0] is not None and bt.shape[0] == out_tt.shape[-1]:
         return _Bias(value=b)
-    arr = _const(b)
+    arr = value_of(b)
     if arr is not None:
         vec = _per_channel(arr, out_tt.shape, axis)
         if vec is not None and arr.shape != (out_tt.shape[axis],):
@@ -141,61 +121,39 @@ class _NewConst:
     before: object
 
     def tt(self):
-        return TT(_tt(self.like.results[0]).dtype, tuple(np.shape(self.array)))
+        return TT(tt_of(self.like.results[0]).dtype, tuple(np.shape(self.array)))
 
-    def build(self):
+    def build(self, rewriter):
         tt = self.tt()
         arr = np.ascontiguousarray(self.array, dtype=tt.dtype.np)
         op = make_const(arr, to_xdsl_type(tt), self.loc.location)
-        Rewriter.insert_op(op, InsertPoint.before(self.before))
+        rewriter.insert(op, InsertPoint.before(self.before))
         return op.results[0]
 
 
-def erase_unused(op):
-    """Erase an op none of whose results is used. (Rewriter.erase_op also rewires every
-    result to an ErasedSSAValue, which costs more than the rest of a rewrite.)"""
-    op.detach()
-    op.drop_all_references()
-
-
-_ENCODED: dict = {}
-
-
-def _encoded(value):
-    a = _ENCODED.get(value)
-    if a is None:
-        a = _ENCODED[value] = encode_attr(value)
-    return a
-
-
-def _fuse(name, operands, attrs, chain):
+def _fuse(rewriter, name, operands, attrs, chain):
     """Replace the ops of `chain` (first to last, each the sole user of the one before) by
     one op `name` with the attributes of the chain's first op plus `attrs` (the activation);
     returns it, or None when the fused op's inference rejects the operands."""
     last = chain[-1]
     opdef = OPS[name]
-    types = [v.tt() if isinstance(v, _NewConst) else _tt(v) for v in operands]
+    types = [v.tt() if isinstance(v, _NewConst) else tt_of(v) for v in operands]
     full = chain[0].python_attrs()
     full.update(attrs)
     try:
         opdef.infer(types, opdef.resolve_attrs(full))
     except (InferenceError, TypeError):
         return None
-    operands = [v.build() if isinstance(v, _NewConst) else v for v in operands]
+    operands = [v.build(rewriter) if isinstance(v, _NewConst) else v for v in operands]
     encoded = dict(chain[0].attributes)   # the product's attributes, already encoded
     for k, v in attrs.items():
-        encoded[k] = _encoded(v)
+        encoded[k] = encode_attr(v)
     op = OP_CLASSES[name].create(operands=operands, result_types=[last.results[0].type],
                                  attributes=encoded)
     op.location = last.location
-    Rewriter.insert_op(op, InsertPoint.before(last))
-    last.results[0].replace_all_uses_with(op.results[0])
-    feeding = [v.owner for c in chain for v in c.operands]
-    for dead in reversed(chain):
-        erase_unused(dead)
-    for c in feeding:   # constants only the chain used (folded scale, reshaped bias, ...)
-        if isinstance(c, DfOp) and c.name == _CONST and c.parent is not None and is_dead(c):
-            erase_unused(c)
+    rewriter.replace(last, op)
+    for dead in reversed(chain[:-1]):   # each was used only by the next
+        rewriter.erase(dead)
     return op
 
 
@@ -207,10 +165,10 @@ def _act_attrs(act):
 
 
 # --- patterns -------------------------------------------------------------------------------
-def _fuse_matmul(mm) -> bool:
+def _fuse_matmul(rewriter, mm) -> bool:
     block = mm.parent
     out = mm.results[0]
-    out_tt = _tt(out)
+    out_tt = tt_of(out)
     user = _sole_user(out, block)
     if user is None or out_tt.shape is None:
         return False
@@ -226,7 +184,7 @@ def _fuse_matmul(mm) -> bool:
         chain.append(act_op)
     bias_value = bias.value if bias.value is not None else \
         _NewConst(bias.array, mm, user.operands[1].owner, mm)
-    return _fuse("fused_matmul", [mm.operands[0], mm.operands[1], bias_value],
+    return _fuse(rewriter, "fused_matmul", [mm.operands[0], mm.operands[1], bias_value],
                  _act_attrs(act), chain) is not None
 
 
@@ -257,15 +215,15 @@ def _match_batch_norm(prev, block, out_tt, ch):
     """(mul, add, scale vector, shift vector) if `prev` is scaled, then shifted, per channel
     by constants, each op the sole user of the one before."""
     mul = _sole_user(prev, block)
-    if mul is None or mul.name != "df.mul" or _tt(mul.results[0]) != out_tt:
+    if mul is None or mul.name != "df.mul" or tt_of(mul.results[0]) != out_tt:
         return None
     s = _other(mul, prev)
-    s = None if s is None else _const(s)
+    s = None if s is None else value_of(s)
     s = None if s is None else _per_channel(s, out_tt.shape, ch)
     if s is None:
         return None
     add = _sole_user(mul.results[0], block)
-    if add is None or _tt(add.results[0]) != out_tt:
+    if add is None or tt_of(add.results[0]) != out_tt:
         return None
     if add.name == "df.add":
         t = _other(add, mul.results[0])
@@ -274,17 +232,17 @@ def _match_batch_norm(prev, block, out_tt, ch):
         t = add.operands[1]
     else:
         return None
-    t = None if t is None else _const(t)
+    t = None if t is None else value_of(t)
     t = None if t is None else _per_channel(t, out_tt.shape, ch)
     if t is None:
         return None
     return mul, add, s, t
 
 
-def _fuse_conv(conv, fold_bn: bool) -> bool:
+def _fuse_conv(rewriter, conv, fold_bn: bool) -> bool:
     block = conv.parent
     out = conv.results[0]
-    out_tt = _tt(out)
+    out_tt = tt_of(out)
     user = _sole_user(out, block)
     if user is None or out_tt.shape is None:
         return False
@@ -305,9 +263,9 @@ def _fuse_conv(conv, fold_bn: bool) -> bool:
     bn = _match_batch_norm(prev, block, out_tt, ch) if fold_bn and c is not None else None
     if bn is not None:
         mul, add, s, shift = bn
-        w = _const(filt)
+        w = value_of(filt)
         b = None if bias is None else (
-            bias.array if bias.value is None else _const(bias.value))
+            bias.array if bias.value is None else value_of(bias.value))
         folded = None
         if w is not None and w.shape[-1] == c and (bias is None or b is not None):
             folded = _fold_scale(w, s, shift, None if b is None else b.reshape(c))
@@ -323,28 +281,32 @@ def _fuse_conv(conv, fold_bn: bool) -> bool:
         chain.append(act_op)
     bias_value = bias.value if bias.value is not None else \
         _NewConst(bias.array, conv, bias.loc, conv)
-    return _fuse("fused_conv2d", [conv.operands[0], filt, bias_value], _act_attrs(act),
+    return _fuse(rewriter, "fused_conv2d", [conv.operands[0], filt, bias_value], _act_attrs(act),
                  chain) is not None
+
+
+class FuseMatMul(RootedPattern):
+    roots = ("df.matmul",)
+
+    def match_and_rewrite(self, op, rewriter):
+        _fuse_matmul(rewriter, op)
+
+
+class FuseConv2D(RootedPattern):
+    roots = ("df.conv2d",)
+
+    def __init__(self, fold_batch_norm: bool):
+        self.fold_batch_norm = fold_batch_norm
+
+    def match_and_rewrite(self, op, rewriter):
+        _fuse_conv(rewriter, op, self.fold_batch_norm)
 
 
 @register_pass
 @dataclass(frozen=True)
-class Remapper(ModulePass):
+class Remapper(PatternPass):
     name = "remapper"
     fold_batch_norm: bool = True
 
-    def apply(self, ctx, op) -> None:
-        roots = [o for o in op.walk() if o.name in _ROOTS]
-        try:
-            for root in roots:
-                if root.parent is None:
-                    continue
-                if root.name == "df.matmul":
-                    _fuse_matmul(root)
-                else:
-                    _fuse_conv(root, self.fold_batch_norm)
-        finally:
-            _TT_CACHE.clear()
-
-
-_ROOTS = frozenset({"df.matmul", "df.conv2d"})
+    def patterns(self):
+        return (FuseMatMul(), FuseConv2D(bool(self.fold_batch_norm)))

@@ -32,25 +32,19 @@ from dataclasses import dataclass
 
 import numpy as np
 from xdsl.dialects import func
-from xdsl.ir import OpResult
 from xdsl.passes import ModulePass
-from xdsl.rewriter import Rewriter
 
+from ..ir.constants import CONST_NAME, is_static, make_const, type_info, value_of
 from ..ir.dialect import CaseOp, CondOp, DfOp, WhileOp, YieldOp, to_xdsl_type
 from ..ir.registry import TT, infer_types
 from ..runtime.kernels import KERNELS
 from . import register_pass
-from .constant_folding import CONST_NAME, const_op, const_value, make_const, type_info
-from .effects import is_dead
+from .rewrite import RootedPattern, apply_patterns
 
 SHAPE_NAME = "df.shape"
 SIZE_NAME = "df.size"
 # Ops that pick elements of a shape vector: applied to the shape with -1 for unknown dims.
 SHAPE_PICKERS = {"df.strided_slice", "df.slice", "df.gather"}
-
-
-def _static(tt) -> bool:
-    return tt.shape is not None and None not in tt.shape
 
 
 def meet(old, new):
@@ -96,7 +90,7 @@ def _pinned(value) -> bool:
 class _Inference:
     def __init__(self):
         self.known: dict = {}   # value -> refined TT its (pinned) IR type could not take
-        self.changed = 0
+        self.retyped = 0        # results whose IR type was refined
 
     def tt(self, value):
         if self.known:
@@ -112,12 +106,12 @@ class _Inference:
         m = meet(old, new)
         if m is None or m == old:
             return
-        self.changed += 1
         if _pinned(value) or not self._users_accept(value, m):
-            self.known[value] = m
+            self.known[value] = m   # (the IR keeps its type: not a change of the module)
         else:
             value._type = to_xdsl_type(m)  # same value, new type: users see it directly
             self.known.pop(value, None)
+            self.retyped += 1
 
     def _users_accept(self, value, tt) -> bool:
         """Every df user still type-checks with `value` typed `tt`. A refinement can expose a
@@ -151,7 +145,7 @@ class _Inference:
         """Some result is not fully static yet (in the IR or in what is known)."""
         known = self.known
         for r in results:
-            if not type_info(r.type)[1] and not (known and r in known and _static(known[r])):
+            if not type_info(r.type)[1] and not (known and r in known and is_static(known[r])):
                 return True
         return False
 
@@ -171,9 +165,6 @@ class _Inference:
             if len(new) == len(results):
                 for r, t in zip(results, new):
                     self.refine(r, t)
-        fold = _FOLDS.get(op.name)
-        if fold is not None:
-            fold(self, op)
 
     def branch_op(self, op):
         regions = [op.then_region, op.else_region] if isinstance(op, CondOp) else op.branches
@@ -188,50 +179,69 @@ class _Inference:
             if t is not None:
                 self.refine(res, t)
 
-    # --- folds ----------------------------------------------------------------------------
-    def replace_by_const(self, op, arr):
+
+
+# --- folds: patterns applied after the refinement walk, reading what it inferred ------------
+class _Fold(RootedPattern):
+    def __init__(self, inference: _Inference):
+        self.inf = inference
+
+    def replace_by_const(self, op, arr, rewriter):
         res = op.results[0]
         c = make_const(arr, res.type, op.location)
-        t = self.known.pop(res, None)
+        t = self.inf.known.pop(res, None)
         if t is not None:
-            self.known[c.results[0]] = t
-        producers = [v.op for v in op.operands if isinstance(v, OpResult)]
-        Rewriter.replace_op(op, c)
-        self.changed += 1
-        for p in producers:  # the shape op under size/slice; visited already (it came first)
-            if p.parent is not None and is_dead(p):
-                Rewriter.erase_op(p)
+            self.inf.known[c.results[0]] = t
+        rewriter.replace(op, c)
 
-    def fold_shape(self, op):
-        t = self.tt(op.operands[0])
-        if isinstance(t, TT) and _static(t):
-            dt = self.tt(op.results[0]).dtype
-            self.replace_by_const(op, np.array(t.shape, dtype=dt.np).reshape(len(t.shape)))
 
-    def fold_size(self, op):
-        t = self.tt(op.operands[0])
-        if isinstance(t, TT) and _static(t):
-            dt = self.tt(op.results[0]).dtype
+class FoldShape(_Fold):
+    """`shape(x)` with a static `x` -> a constant."""
+    roots = (SHAPE_NAME,)
+
+    def match_and_rewrite(self, op, rewriter):
+        t = self.inf.tt(op.operands[0])
+        if isinstance(t, TT) and is_static(t):
+            dt = self.inf.tt(op.results[0]).dtype
+            self.replace_by_const(op, np.array(t.shape, dtype=dt.np).reshape(len(t.shape)),
+                                  rewriter)
+
+
+class FoldSize(_Fold):
+    """`size(x)` with a static `x` -> a constant."""
+    roots = (SIZE_NAME,)
+
+    def match_and_rewrite(self, op, rewriter):
+        t = self.inf.tt(op.operands[0])
+        if isinstance(t, TT) and is_static(t):
+            dt = self.inf.tt(op.results[0]).dtype
             self.replace_by_const(op, np.array(int(np.prod(t.shape, dtype=np.int64)),
-                                               dtype=dt.np))
+                                               dtype=dt.np), rewriter)
 
-    def fold_pick(self, op):
+
+class FoldShapePick(_Fold):
+    """Elements picked out of `shape(x)` by constant indices -> a constant, when every
+    picked dim is known."""
+    roots = tuple(sorted(SHAPE_PICKERS))
+
+    def match_and_rewrite(self, op, rewriter):
+        inf = self.inf
         src = op.operands[0]
         shape_op = getattr(src, "op", None)
         if shape_op is None or shape_op.name != SHAPE_NAME:
             return
-        t = self.tt(shape_op.operands[0])
+        t = inf.tt(shape_op.operands[0])
         if not isinstance(t, TT) or t.shape is None:
             return
-        out = self.tt(op.results[0])
+        out = inf.tt(op.results[0])
         others = []
         for v in op.operands[1:]:
-            c = const_op(v)
-            if c is None:
+            arr = value_of(v)
+            if arr is None:
                 return
-            others.append(const_value(c))
+            others.append(arr)
         dims = np.array([-1 if d is None else d for d in t.shape],
-                        dtype=self.tt(src).dtype.np)
+                        dtype=inf.tt(src).dtype.np)
         try:
             arr = np.asarray(KERNELS[op.opdef.name](dims, *others, **op.python_attrs()))
         except Exception:  # noqa: BLE001 - left for run time
@@ -239,20 +249,21 @@ class _Inference:
         if (arr < 0).any() or arr.dtype != dims.dtype or meet(out, TT(out.dtype, arr.shape)) \
                 != TT(out.dtype, arr.shape):
             return
-        self.replace_by_const(op, arr)
-
-
-_FOLDS = {SHAPE_NAME: _Inference.fold_shape, SIZE_NAME: _Inference.fold_size,
-          **{n: _Inference.fold_pick for n in SHAPE_PICKERS}}
+        self.replace_by_const(op, arr, rewriter)
 
 
 @register_pass
 @dataclass(frozen=True)
 class ShapeInference(ModulePass):
+    """Refinement is a dataflow walk of its own (each op's inference needs its operands'
+    refined types first, and a cond's results the join of its branches after them), so it
+    does not fit a pattern's one-op view; the folds are patterns on its results."""
     name = "shape-inference"
 
-    def apply(self, ctx, op) -> None:
+    def apply(self, ctx, op) -> bool:
         inf = _Inference()
         for region in op.regions:
             for b in region.blocks:
                 inf.block(b)
+        folded = apply_patterns(op, (FoldShape(inf), FoldSize(inf), FoldShapePick(inf)))
+        return bool(inf.retyped) or folded

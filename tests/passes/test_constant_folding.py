@@ -12,7 +12,7 @@ import pytest
 import flowjit as tf
 from flowjit.ir.dialect import encode_attr
 from flowjit.ir.printing import parse_module
-from flowjit.passes.constant_folding import const_value, dense_attr
+from flowjit.ir.constants import const_value, dense_attr
 from exact_helpers import (FLOATS, INTS, assert_idempotent, assert_idempotent_module,
                            assert_same, check_exact, counts, op_counts, run_text, special)
 

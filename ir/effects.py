@@ -1,7 +1,7 @@
 """Which df ops may be removed, merged or moved: the answer every pass shares."""
 from __future__ import annotations
 
-from ..ir.dialect import CaseOp, CondOp, CreateTokenOp, DfOp, WhileOp, YieldOp
+from .dialect import CaseOp, CondOp, CreateTokenOp, DfOp, WhileOp, YieldOp
 
 REGION_OPS = (CondOp, CaseOp, WhileOp)
 

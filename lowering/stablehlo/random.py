@@ -19,15 +19,13 @@ lowering returns minval everywhere (documented and tested).
 from __future__ import annotations
 
 import numpy as np
-from jax._src.lib.mlir import ir
-import jaxlib.mlir.dialects.stablehlo as hlo
 
 from ...ir import dtypes as D
 from ...ir.dialect import from_xdsl_type
 from ...ir.errors import UnimplementedError
+from ...runtime.jax_internals import hlo, ir
 from ...runtime.kernels import random as kernels
 from .core import _where, register_host_input, register_lowering
-from .math import compare
 
 _signless = ir.IntegerType.get_signless
 # Threefry-2x32 constants and the seed fold, as runtime/kernels/random.py defines them
@@ -260,13 +258,12 @@ _DISTRIBUTIONS = {
 def _declare_stateless(name):
     per, make = _DISTRIBUTIONS[name]
 
-    def rule(ctx, op, seed):
+    def rule(ctx, op, seed, *, dtype):
         out_t = ctx.result_type(op)
-        if 0 in ir.RankedTensorType(out_t).shape:
-            return ctx.splat(0, out_t)
-        dt = op.python_attrs()["dtype"]
+        if ctx.is_empty(out_t):
+            return ctx.zeros(out_t)
         n = int(np.prod(ir.RankedTensorType(out_t).shape, dtype=np.int64))
-        return hlo.reshape(out_t, make(ctx, _words(ctx, seed, n * per(dt)), dt))
+        return hlo.reshape(out_t, make(ctx, _words(ctx, seed, n * per(dtype)), dtype))
     register_lowering(name)(rule)
 
 
@@ -284,15 +281,15 @@ def _uniform_int(ctx, out_t, w, minval, maxval):
     n_vals = _shape(bits)
     vals = hlo.add(hlo.remainder(bits, _spread(span, n_vals)), _spread(lo, n_vals))
     vals = hlo.bitcast_convert(_vec(n_vals, ctx.elem_type(ctx.dtype(minval))), vals)
-    ok = _spread(compare(ctx, minval, maxval, "LT"), n_vals)
+    ok = _spread(ctx.compare(minval, maxval, "LT"), n_vals)
     return hlo.reshape(out_t, hlo.select(ok, vals, _spread(minval, n_vals)))
 
 
 @register_lowering("stateless_random_uniform_int")
 def _stateless_uniform_int(ctx, op, seed, minval, maxval):
     out_t = ctx.result_type(op)
-    if 0 in ir.RankedTensorType(out_t).shape:
-        return ctx.splat(0, out_t)
+    if ctx.is_empty(out_t):
+        return ctx.zeros(out_t)
     dt = ctx.dtype(minval)
     n = int(np.prod(ir.RankedTensorType(out_t).shape, dtype=np.int64))
     return _uniform_int(ctx, out_t, _words(ctx, seed, n * _words_per_value(dt)), minval, maxval)
@@ -306,27 +303,26 @@ _STATEFUL = {"random_uniform": "stateless_random_uniform",
              "random_uniform_int": None}
 
 
-def _call_words(op, out_t) -> int:
-    """How many words one call of stateful `op` consumes (as its kernel counts them)."""
-    name = op.name[3:]
-    dt = (op.python_attrs()["dtype"] if _STATEFUL[name] else
-          from_xdsl_type(op.operands[0].type).dtype)
+def _call_words(name, out_t, dt) -> int:
+    """How many words one call of stateful op `name` with values of `dt` consumes (as its
+    kernel counts them)."""
     return kernels.words_per_call(name, ir.RankedTensorType(out_t).shape, dt.np)
 
 
 def _declare_stateful(name, stateless):
     @register_host_input(name)
     def claim(ctx, op):
-        attrs = op.python_attrs()
+        attrs = op.python_attrs()     # (a host input, once per op: no rule)
         seed, seed2 = attrs["seed"], attrs["seed2"]
-        n = _call_words(op, ctx.result_type(op))
+        dt = attrs["dtype"] if stateless else from_xdsl_type(op.operands[0].type).dtype
+        n = _call_words(name, ctx.result_type(op), dt)
 
         def fill():
             k0, k1, first = kernels.reserve(name, seed, seed2, n)
             return np.array([k0, k1, first & 0xFFFFFFFF, first >> 32], np.uint32)
         return _vec([4], _unsigned(32)), fill
 
-    def rule(ctx, op, *bounds):
+    def rule(ctx, op, *bounds, **attrs):
         claimed = ctx.host_inputs.get(op)
         if claimed is None:
             raise UnimplementedError(
@@ -335,14 +331,13 @@ def _declare_stateful(name, stateless):
                 f"stream; draw the values outside it, use a tf.random.stateless_* op with an "
                 f"explicit seed, or call the function with jit_compile=False")
         out_t = ctx.result_type(op)
-        n = _call_words(op, out_t)
+        n = _call_words(name, out_t, attrs["dtype"] if stateless else ctx.dtype(bounds[0]))
         if n == 0:
-            return ctx.splat(0, out_t)
+            return ctx.zeros(out_t)
         w = _claimed_words(ctx, claimed, n, kernels.STREAMS[name])
         if stateless is None:
             return _uniform_int(ctx, out_t, w, *bounds)
-        return hlo.reshape(out_t, _DISTRIBUTIONS[stateless][1](ctx, w,
-                                                              op.python_attrs()["dtype"]))
+        return hlo.reshape(out_t, _DISTRIBUTIONS[stateless][1](ctx, w, attrs["dtype"]))
     register_lowering(name)(rule)
 
 

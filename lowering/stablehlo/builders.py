@@ -117,6 +117,11 @@ class Builders:
     def i64(value: int) -> ir.IntegerAttr:
         return ir.IntegerAttr.get(ir.IntegerType.get_signless(64), int(value))
 
+    @staticmethod
+    def pads(pairs) -> ir.DenseIntElementsAttr:
+        """A window op's padding attribute from (before, after) pairs, one per dim."""
+        return ir.DenseIntElementsAttr.get(np.asarray(pairs, dtype=np.int64).reshape(-1, 2))
+
     # --- constants ------------------------------------------------------------------------
     def constant(self, array, dtype: D.DType | None = None):
         return ir_constant(np.asarray(array, dtype=None if dtype is None else dtype.np))
@@ -225,12 +230,10 @@ class Builders:
         `padding` per dim, combining with `kind` (or the scalar function `combine`)."""
         dt = self.dtype(x)
         start = identity(dt, kind) if init is None else init
-        pads = None if padding is None else ir.DenseIntElementsAttr.get(
-            np.asarray(padding, dtype=np.int64).reshape(-1, 2))
         rw = hlo.ReduceWindowOp([self.like(x, out_shape)], [x],
                                 [self.constant(np.asarray(start, dtype=dt.np))],
                                 self.i64s(dims), window_strides=self.i64s(strides),
-                                padding=pads)
+                                padding=None if padding is None else self.pads(padding))
         scalar = self.like(x, ())
         self.body(rw.body, (scalar, scalar), combine or COMBINE[kind])
         return rw.result

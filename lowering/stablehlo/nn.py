@@ -50,17 +50,9 @@ def _shifted(ctx, x, axis):
     return s, _keep(ctx, hlo.log(total), shape, axis)
 
 
-def _zeros(ctx, op):
-    return ctx.zeros(ctx.result_type(op))
-
-
 def _precision():
     p = hlo.PrecisionAttr.get("HIGHEST")
     return ir.ArrayAttr.get([p, p])
-
-
-def _pads_attr(pads):
-    return ir.DenseIntElementsAttr.get(np.asarray(pads, dtype=np.int64).reshape(-1, 2))
 
 
 def _geometry(sizes, ksize, strides, dilations, padding, explicit):
@@ -144,7 +136,7 @@ def _log_softmax(ctx, op, logits, *, axis):
 @register_lowering("sparse_softmax_cross_entropy_with_logits")
 def _sparse_xent(ctx, op, logits, labels):
     if ctx.is_empty(logits):
-        return _zeros(ctx, op)
+        return ctx.zeros(ctx.result_type(op))
     shape = ctx.shape(logits)
     last = len(shape) - 1
     x, back = ctx.widen(logits)
@@ -169,7 +161,7 @@ def _softmax_xent(ctx, op, logits, labels, *, axis):
     p, _ = ctx.widen(labels)
     shape = list(np.broadcast_shapes(tuple(ctx.shape(z)), tuple(ctx.shape(p))))
     if 0 in shape:
-        return _zeros(ctx, op)
+        return ctx.zeros(ctx.result_type(op))
     z = ctx.broadcast(z, ctx.like(z, shape))
     p = ctx.broadcast(p, ctx.like(p, shape))
     s, lse = _shifted(ctx, z, axis)
@@ -226,7 +218,7 @@ def _conv(ctx, x, f, *, groups, fmt, out_shape, pads, strides, dilations, lhs_di
     fw, _ = ctx.widen(f)
     y = hlo.convolution(
         ctx.like(xw, out_shape), xw, fw, _conv_dims(fmt, *kernel_io), groups, 1,
-        window_strides=list(strides), padding=_pads_attr(pads), lhs_dilation=list(lhs_dilation),
+        window_strides=list(strides), padding=ctx.pads(pads), lhs_dilation=list(lhs_dilation),
         rhs_dilation=list(dilations), precision_config=_precision())
     return back(y)
 
@@ -276,7 +268,7 @@ def _spatial_sizes(shape, data_format):
 def _conv2d(ctx, op, x, f, **a):
     out_t = ctx.result_type(op)
     if ctx.is_empty(out_t):
-        return _zeros(ctx, op)
+        return ctx.zeros(ctx.result_type(op))
     fmt = a["data_format"]
     kh, kw, fin, _ = ctx.shape(f)
     x4 = _as_4d(ctx, x)
@@ -294,7 +286,7 @@ def _conv2d(ctx, op, x, f, **a):
 def _depthwise_conv2d(ctx, op, x, f, **a):
     out_t = ctx.result_type(op)
     if ctx.is_empty(out_t):
-        return _zeros(ctx, op)
+        return ctx.zeros(ctx.result_type(op))
     fmt = a["data_format"]
     kh, kw, c, mult = ctx.shape(f)
     # one group per input channel: filters [kh, kw, 1, c * mult], output channel c*mult + m
@@ -309,7 +301,7 @@ def _depthwise_conv2d(ctx, op, x, f, **a):
 def _conv2d_transpose(ctx, op, x, f, **a):
     out_t = ctx.result_type(op)
     if ctx.is_empty(out_t) or ctx.is_empty(x):
-        return _zeros(ctx, op)
+        return ctx.zeros(ctx.result_type(op))
     fmt = a["data_format"]
     kh, kw, _, _ = ctx.shape(f)
     out_shape = list(ir.RankedTensorType(out_t).shape)
@@ -365,7 +357,7 @@ def _fmax(ctx):
 def _max_pool(ctx, op, x, **a):
     out_t = ctx.result_type(op)
     if ctx.is_empty(out_t):
-        return _zeros(ctx, op)
+        return ctx.zeros(ctx.result_type(op))
     _, dims, strides, pads = _pool_windows(ctx, x, a)
     out_shape = ir.RankedTensorType(out_t).shape
     if ctx.dtype(x).is_integer:
@@ -383,7 +375,7 @@ def _max_pool(ctx, op, x, **a):
 def _avg_pool(ctx, op, x, **a):
     out_t = ctx.result_type(op)
     if ctx.is_empty(out_t):
-        return _zeros(ctx, op)
+        return ctx.zeros(ctx.result_type(op))
     sp, dims, strides, pads = _pool_windows(ctx, x, a)
     shape = ctx.shape(x)
     out_shape = list(ir.RankedTensorType(out_t).shape)

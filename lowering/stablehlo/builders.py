@@ -161,9 +161,10 @@ class Builders:
     def broadcast(self, x, ty):
         """NumPy-style broadcast of `x` to the shape of `ty` (shapes right-aligned; the
         element type stays `x`'s)."""
-        if x.type == ty:
+        xt = x.type
+        if xt == ty:
             return x
-        src, dst = ir.RankedTensorType(x.type), ir.RankedTensorType(ty)
+        src, dst = ir.RankedTensorType(xt), ir.RankedTensorType(ty)
         if src.shape == dst.shape:
             return x
         offset = dst.rank - src.rank

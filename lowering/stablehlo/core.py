@@ -144,6 +144,7 @@ class LoweringContext(Builders):
         self._types: dict = {}
         self._elems: dict = {}
         self._op_types: dict = {}      # df op name -> its `"<name>:"` location
+        self._sources: dict = {}       # (file, line, column) -> its location
 
     # --- walking ------------------------------------------------------------------------
     def location(self, op):
@@ -157,20 +158,24 @@ class LoweringContext(Builders):
         label, file, line, column = parts
         if file is None:
             return ir.Location.fused([kind, ir.Location.name(label)])
-        return ir.Location.fused([kind, ir.Location.name(label),
-                                  ir.Location.file(file, line, column)])
+        source = self._sources.get((file, line, column))
+        if source is None:   # many ops share a line
+            source = self._sources[file, line, column] = ir.Location.file(file, line, column)
+        return ir.Location.fused([kind, ir.Location.name(label), source])
 
     def lower_block(self, block):
         """Lower every op of `block` but its terminator; returns the terminator's values."""
         env = self.env
         calls = _CALLS
         for op in block.ops:
-            if isinstance(op, (func.ReturnOp, YieldOp)):
-                return [e for v in op.operands if (e := env[v]) is not None]
-            if isinstance(op, CreateTokenOp):
-                env[op.results[0]] = None
-                continue
-            call = calls.get(op.name) or _rule_call(op.name, op)
+            call = calls.get(op.name)
+            if call is None:    # a terminator, a token, or a rule not called yet
+                if isinstance(op, (func.ReturnOp, YieldOp)):
+                    return [e for v in op.operands if (e := env[v]) is not None]
+                if isinstance(op, CreateTokenOp):
+                    env[op.results[0]] = None
+                    continue
+                call = _rule_call(op.name, op)
             operands = [e for v in op.operands if (e := env[v]) is not None]   # no tokens
             with self.location(op):
                 try:
@@ -282,22 +287,27 @@ def _kind_of(xtype):
 
 def _check_static(fn, fname: str):
     """XLA compiles static shapes of numbers only: name the first op that touches a string
-    tensor, or whose result shape depends on data. Each distinct type is classified once."""
-    kinds: dict = {}   # id -> (type, kind): hashing xDSL types is slow, and they are shared
+    tensor, or whose result shape depends on data. Each distinct type is classified once
+    (by identity: hashing xDSL types is slow, and the importer shares them), and operands are
+    looked at only once some value is a string."""
+    kinds: dict = {}   # id -> (type, kind)
 
     def kind(xtype):
         hit = kinds.get(id(xtype))
         if hit is None or hit[0] is not xtype:
             hit = kinds[id(xtype)] = (xtype, _kind_of(xtype))
         return hit[1]
-    for op in fn.walk():  # a string constant is named by the op that uses it
-        if any(kind(v.type) is _STRING for v in op.operands):
+    strings = any(kind(a.type) is _STRING for a in fn.body.block.args)
+    for op in fn.walk():   # (a string is made before it is used: by then `strings` is set)
+        if strings and any(kind(v.type) is _STRING for v in op.operands):
             refuse_strings(fname, op)
         for r in op.results:
             k = kind(r.type)
-            if k is _STRING and op.name != "df.const":
-                refuse_strings(fname, op)
-            if k is _DYNAMIC:
+            if k is _STRING:
+                if op.name != "df.const":   # a string constant is named by its user
+                    refuse_strings(fname, op)
+                strings = True
+            elif k is _DYNAMIC:
                 raise UnimplementedError(None, op.name, f"jit_compile=True: {op.name} at "
                                          f"{_where(op)} produces {from_xdsl_type(r.type)}, a "
                                          f"shape known only at run time; XLA needs static "

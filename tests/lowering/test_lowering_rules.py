@@ -105,3 +105,18 @@ def test_hlo_stage_carries_tf_metadata_and_the_module_a_name():
     assert "metadata=" not in ir(stage="hlo_no_metadata")   # TF 2.21: none there either
     assert "\nmodule @jit_scaled {" in ir(stage="stablehlo")
     np.testing.assert_allclose(scaled(X).numpy(), np.tanh(X * 2), rtol=1e-6)
+
+
+def test_only_jax_internals_imports_private_jax_parts():
+    import os
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    private = re.compile(r"^\s*(from|import)\s+(jax\._src|jaxlib)\b", re.M)
+    importers = []
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = [d for d in dirnames if d not in ("tests", "examples", "bench")
+                       and not d.startswith((".", "__"))]
+        for name in filenames:
+            path = os.path.join(dirpath, name)
+            if name.endswith(".py") and private.search(open(path, encoding="utf-8").read()):
+                importers.append(os.path.relpath(path, root))
+    assert importers == [os.path.join("runtime", "jax_internals.py")]

@@ -213,9 +213,9 @@ class LoweringContext(Builders):
             self._wrong_results(op, rule, results, outs)
         env = self.env
         for r, v in zip(results, outs):
-            if isinstance(r.type, ResourceType) and isinstance(v, Resource):
-                pass
-            elif not isinstance(v, ir.Value) or v.type != self.ir_type(r.type):
+            fits = isinstance(v, Resource) if isinstance(r.type, ResourceType) else \
+                isinstance(v, ir.Value) and v.type == self.ir_type(r.type)
+            if not fits:
                 self._wrong_results(op, rule, results, outs)
             env[r] = v
         for r in op.results:

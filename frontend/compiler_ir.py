@@ -53,34 +53,27 @@ def _stablehlo(ir):
 
 @stage("stablehlo_serialized", "StableHLO as MLIR bytecode (bytes).")
 def _stablehlo_serialized(ir):
-    from jax._src.interpreters import mlir as jmlir
-    return jmlir.module_to_bytecode(ir.xla().lowered.module)
+    from ..runtime.jax_internals import module_to_bytecode
+    return module_to_bytecode(ir.xla().lowered.module)
 
 
-def _computation(ir):
-    from jax._src.interpreters import mlir as jmlir
-    from jax._src.lib import _jax
-    code = jmlir.module_to_bytecode(ir.xla().lowered.module)
-    return _jax.mlir.mlir_module_to_xla_computation(code, use_tuple_args=False,
-                                                    return_tuple=False)
-
-
-@stage("hlo", "HLO before XLA's optimizations.")
+@stage("hlo", "HLO before XLA's optimizations, each instruction with TF's metadata={op_type "
+              "op_name source_file source_line}.")
 def _hlo(ir):
-    return _computation(ir).as_hlo_text()
+    from ..runtime.jax_internals import hlo_text
+    return hlo_text(ir.xla().lowered.module)
 
 
 @stage("hlo_no_metadata", "HLO before optimizations, without op metadata.")
 def _hlo_no_metadata(ir):
-    from jax._src.lib import xla_client as xc
-    opts = xc.hlo.HloPrintOptions()
-    opts.print_metadata = False
-    return _computation(ir).get_hlo_module().to_string(opts)
+    from ..runtime.jax_internals import hlo_text
+    return hlo_text(ir.xla().lowered.module, metadata=False)
 
 
 @stage("hlo_serialized", "The HloModuleProto before optimizations (bytes).")
 def _hlo_serialized(ir):
-    return _computation(ir).as_serialized_hlo_module_proto()
+    from ..runtime.jax_internals import hlo_computation
+    return hlo_computation(ir.xla().lowered.module).as_serialized_hlo_module_proto()
 
 
 @stage("optimized_hlo", "HLO after XLA's optimizations (fusions visible).")
@@ -100,7 +93,7 @@ def _optimized_hlo_proto_serialized(ir):
 
 @stage("optimized_hlo_dot", "Graphviz dot of the optimized HLO.")
 def _optimized_hlo_dot(ir):
-    from jax._src.lib import xla_client as xc
+    from ..runtime.jax_internals import xla_client as xc
     return xc.hlo.hlo_module_to_dot_graph(ir.xla().loaded.hlo_modules()[0])
 
 

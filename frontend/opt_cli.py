@@ -340,13 +340,10 @@ def lower(module, locs, target: str, args) -> str:
         if target == "stablehlo":
             return lowered.module.operation.get_asm(
                 enable_debug_info=not args.strip_debuginfo).rstrip("\n") + "\n"
-        from jax._src.interpreters import mlir as jmlir
         if target == "hlo":
-            from jax._src.lib import _jax
-            comp = _jax.mlir.mlir_module_to_xla_computation(
-                jmlir.module_to_bytecode(lowered.module), use_tuple_args=False,
-                return_tuple=False)
-            return comp.as_hlo_text().rstrip("\n") + "\n"
+            from ..runtime.jax_internals import hlo_text
+            return hlo_text(lowered.module, metadata=not args.strip_debuginfo).rstrip("\n") \
+                + "\n"
         from ..runtime import xla
         return xla.compile_module(lowered.module).hlo_modules()[0].to_string().rstrip("\n") \
             + "\n"

@@ -173,3 +173,12 @@ def as_dtype(value) -> DType:
         return from_numpy(np.dtype(value))
     except (TypeError, ValueError):
         raise TypeError(f"Cannot convert {value!r} to a DType") from None
+
+
+HALF_FLOATS = (float16, bfloat16)
+
+
+def compute_dtype(dt: DType) -> DType:
+    """The type arithmetic on `dt` runs in: float32 for the half floats (rounded back once at
+    the end, as the kernels do), `dt` itself otherwise."""
+    return float32 if dt in HALF_FLOATS else dt

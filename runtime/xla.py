@@ -52,11 +52,10 @@ def to_device(value):
         return value
     if _PUT is None:
         import jax
-        from jax._src import core
-        from jax._src.lib import _jax
+        from . import jax_internals as jx
         dev = device()
         sharding = jax.sharding.SingleDeviceSharding(dev)
-        _PUT = (_jax.batched_device_put, core.ShapedArray, sharding, [dev])
+        _PUT = (jx.batched_device_put, jx.ShapedArray, sharding, [dev])
     put, aval, sharding, devs = _PUT
     value = np.asarray(value)
     if value.dtype.kind == "O":  # strings stay on the host: compiling refuses them by name
@@ -67,9 +66,8 @@ def to_device(value):
 
 def compile_module(mlir_module):
     """Compile a jaxlib `ir.Module` (StableHLO) to a loaded executable on one device."""
-    from jax._src.interpreters import mlir as jmlir
-    from jax._src.lib import xla_client as xc
-    code = jmlir.module_to_bytecode(mlir_module)
+    from .jax_internals import module_to_bytecode, xla_client as xc
+    code = module_to_bytecode(mlir_module)
     return backend().compile_and_load(code, xc.DeviceList((device(),)), xc.CompileOptions())
 
 

@@ -15,46 +15,13 @@ Where XLA and the NumPy kernels part ways:
 from __future__ import annotations
 
 import numpy as np
-from jax._src.lib.mlir import ir
-import jaxlib.mlir.dialects.stablehlo as hlo
 
 from ...ir import dtypes as D
 from ...ir.dialect import decode_attr, dtype_of
 from ...ir.errors import UnimplementedError
 from ...ir.ops.array import NEW_AXIS, gather_axes, range_size, strided_slice_plan
+from ...runtime.jax_internals import hlo, ir
 from .core import _where, register_lowering
-from .math import compare
-
-
-def _i64s(values):
-    return ir.DenseI64ArrayAttr.get([int(v) for v in values])
-
-
-def _with_shape(value, shape):
-    """The tensor type of `value`'s element type with `shape`."""
-    return ir.RankedTensorType.get(list(shape), ir.RankedTensorType(value.type).element_type)
-
-
-def _slice(x, start, limit, strides=None):
-    return hlo.slice(x, _i64s(start), _i64s(limit),
-                     _i64s(strides if strides is not None else [1] * len(start)))
-
-
-def _slice_dim(ctx, x, axis, lo, hi):
-    """x[..., lo:hi, ...] along `axis`."""
-    shape = ctx.shape(x)
-    start = [0] * len(shape)
-    limit = list(shape)
-    start[axis], limit[axis] = lo, hi
-    return _slice(x, start, limit)
-
-
-def _zeros(ctx, ty):
-    return ctx.splat(0, ty)
-
-
-def _is_empty(ty) -> bool:
-    return 0 in ir.RankedTensorType(ty).shape
 
 
 # --- constants, identity ------------------------------------------------------------------
@@ -71,7 +38,7 @@ def _const_value(op) -> np.ndarray:
         stored = np.dtype(dtype_of(ty.element_type).np).newbyteorder("<")
         if len(raw) == int(np.prod(shape, dtype=np.int64)) * stored.itemsize:
             return np.frombuffer(raw, dtype=stored).reshape(shape).astype(dt.np, copy=False)
-    return np.asarray(op.python_attrs()["value"], dtype=dt.np)
+    return np.asarray(decode_attr(attr, "array"), dtype=dt.np)
 
 
 def _uniform(value: np.ndarray) -> bool:
@@ -82,6 +49,7 @@ def _uniform(value: np.ndarray) -> bool:
 
 @register_lowering("const")
 def _const(ctx, op, *_):
+    # takes no decoded attributes: a large `value` is read from its raw bytes instead
     value = _const_value(op)
     # A uniform constant (zeros, ones) becomes a broadcast scalar: the module stays small
     # however large the tensor, and XLA folds the broadcast.
@@ -107,12 +75,10 @@ def _reshape(ctx, op, x):
 
 
 @register_lowering("transpose")
-def _transpose(ctx, op, x):
-    rank = len(ctx.shape(x))
-    perm = [p % rank for p in op.python_attrs()["perm"]]
-    if perm == list(range(rank)):
+def _transpose(ctx, op, x, *, perm):
+    if list(perm) == sorted(perm):
         return x
-    return hlo.transpose(x, _i64s(perm))
+    return hlo.transpose(x, ctx.i64s(perm))
 
 
 @register_lowering("broadcast_to")
@@ -122,34 +88,28 @@ def _broadcast_to(ctx, op, x):
 
 @register_lowering("fill_like")
 def _fill_like(ctx, op, x, value):
-    t = ctx.result_type(op)
-    return hlo.broadcast_in_dim(t, value, _i64s([]))
+    return hlo.broadcast_in_dim(ctx.result_type(op), value, ctx.i64s(()))
 
 
 # --- joining and splitting ----------------------------------------------------------------
 @register_lowering("concat")
-def _concat(ctx, op, *xs):
-    rank = len(ctx.shape(xs[0]))
-    axis = op.python_attrs()["axis"] % rank
+def _concat(ctx, op, *xs, axis):
     return hlo.concatenate(list(xs), axis)
 
 
 @register_lowering("split")
-def _split(ctx, op, x):
-    shape = ctx.shape(x)
-    axis = op.python_attrs()["axis"] % len(shape)
+def _split(ctx, op, x, *, axis):
     outs, lo = [], 0
     for t in ctx.result_types(op):
         size = ir.RankedTensorType(t).shape[axis]
-        outs.append(_slice_dim(ctx, x, axis, lo, lo + size))
+        outs.append(ctx.slice_dim(x, axis, lo, lo + size))
         lo += size
     return outs
 
 
 @register_lowering("tile")
-def _tile(ctx, op, x):
+def _tile(ctx, op, x, *, multiples):
     shape = ctx.shape(x)
-    multiples = op.python_attrs()["multiples"]
     if all(m == 1 for m in multiples):
         return x
     # Broadcast into [m0, d0, m1, d1, ...] and merge each (m, d) pair: the copies of a dim
@@ -157,21 +117,19 @@ def _tile(ctx, op, x):
     wide = []
     for m, d in zip(multiples, shape):
         wide += [m, d]
-    b = hlo.broadcast_in_dim(_with_shape(x, wide), x, _i64s(range(1, 2 * len(shape), 2)))
+    b = ctx.spread(x, wide, range(1, 2 * len(shape), 2))
     return hlo.reshape(ctx.result_type(op), b)
 
 
 @register_lowering("pad")
-def _pad(ctx, op, x, value):
-    attrs = op.python_attrs()
-    p = attrs["paddings"]
-    rank = len(ctx.shape(x))
-    before, after = p[0::2], p[1::2]
-    if attrs["mode"] == "CONSTANT":
-        return hlo.pad(x, value, _i64s(before), _i64s(after), _i64s([0] * rank))
+def _pad(ctx, op, x, value, *, paddings, mode):
+    rank = ctx.rank(x)
+    before, after = paddings[0::2], paddings[1::2]
+    if mode == "CONSTANT":
+        return hlo.pad(x, value, ctx.i64s(before), ctx.i64s(after), ctx.i64s([0] * rank))
     # Mirror modes: concatenate reversed edge slices, one dim at a time. REFLECT leaves the
     # edge element out of the mirror, SYMMETRIC repeats it.
-    skip = 1 if attrs["mode"] == "REFLECT" else 0
+    skip = 1 if mode == "REFLECT" else 0
     for axis in range(rank):
         b, a = before[axis], after[axis]
         if not (b or a):
@@ -179,36 +137,33 @@ def _pad(ctx, op, x, value):
         d = ctx.shape(x)[axis]
         parts = []
         if b:
-            parts.append(hlo.reverse(_slice_dim(ctx, x, axis, skip, skip + b), _i64s([axis])))
+            parts.append(hlo.reverse(ctx.slice_dim(x, axis, skip, skip + b), ctx.i64s([axis])))
         parts.append(x)
         if a:
-            parts.append(hlo.reverse(_slice_dim(ctx, x, axis, d - skip - a, d - skip),
-                                     _i64s([axis])))
+            parts.append(hlo.reverse(ctx.slice_dim(x, axis, d - skip - a, d - skip),
+                                     ctx.i64s([axis])))
         x = hlo.concatenate(parts, axis)
     return x
 
 
 @register_lowering("reverse")
-def _reverse(ctx, op, x):
-    rank = len(ctx.shape(x))
-    axes = sorted(a % rank for a in op.python_attrs()["axis"])
-    return hlo.reverse(x, _i64s(axes)) if axes else x
+def _reverse(ctx, op, x, *, axis):
+    return hlo.reverse(x, ctx.i64s(sorted(axis))) if axis else x
 
 
 # --- slicing ------------------------------------------------------------------------------
 @register_lowering("slice")
-def _slice_op(ctx, op, x):
-    begin = op.python_attrs()["begin"]
+def _slice_op(ctx, op, x, *, begin):
     size = ir.RankedTensorType(ctx.result_type(op)).shape
-    return _slice(x, begin, [b + s for b, s in zip(begin, size)])
+    return ctx.slice(x, begin, [b + s for b, s in zip(begin, size)])
 
 
 @register_lowering("strided_slice")
-def _strided_slice(ctx, op, x):
+def _strided_slice(ctx, op, x, **attrs):
     """The shared plan resolves masks and bounds; negative strides become a reverse of the
     dim followed by a positive-stride slice of the reversed coordinates."""
     shape = ctx.shape(x)
-    index, _ = strided_slice_plan(tuple(shape), **op.python_attrs())
+    index, _ = strided_slice_plan(tuple(shape), **attrs)
     start, limit, strides, flip = [], [], [], []
     dim = 0
     for entry in index:
@@ -231,9 +186,9 @@ def _strided_slice(ctx, op, x):
             strides.append(s)
         dim += 1
     if flip:
-        x = hlo.reverse(x, _i64s(flip))
+        x = hlo.reverse(x, ctx.i64s(flip))
     if start != [0] * len(shape) or limit != list(shape) or any(s != 1 for s in strides):
-        x = _slice(x, start, limit, strides)
+        x = ctx.slice(x, start, limit, strides)
     t = ctx.result_type(op)
     return x if x.type == t else hlo.reshape(t, x)
 
@@ -242,15 +197,14 @@ def _strided_slice(ctx, op, x):
 # XLA clamps gather start indices into range (no error is possible inside compiled code);
 # the eager kernel raises InvalidArgumentError instead. TF's XLA GatherV2 clamps too.
 @register_lowering("gather")
-def _gather(ctx, op, params, indices):
-    attrs = op.python_attrs()
+def _gather(ctx, op, params, indices, *, axis, batch_dims):
     pshape, ishape = ctx.shape(params), ctx.shape(indices)
-    axis, bd = gather_axes(len(pshape), len(ishape), attrs["axis"], attrs["batch_dims"])
+    axis, bd = gather_axes(len(pshape), len(ishape), axis, batch_dims)
     t = ctx.result_type(op)
-    if pshape[axis] == 0 or _is_empty(t):
+    if pshape[axis] == 0 or ctx.is_empty(t):
         # Nothing to read from (XLA would need a 1-wide slice of an empty dim); with
         # indices present the eager kernel raises here, XLA can only give zeros.
-        return _zeros(ctx, t)
+        return ctx.zeros(t)
     n_idx = len(ishape) - bd
     out_rank = len(ir.RankedTensorType(t).shape)
     # Output: batch dims, params[bd:axis], indices[bd:], params[axis+1:]. The indices' dims
@@ -261,17 +215,17 @@ def _gather(ctx, op, params, indices):
         operand_batching_dims=list(range(bd)), start_indices_batching_dims=list(range(bd)),
         start_index_map=[axis], index_vector_dim=len(ishape))
     sizes = [1 if i < bd or i == axis else d for i, d in enumerate(pshape)]
-    return hlo.gather(params, indices, dnums, _i64s(sizes), indices_are_sorted=False)
+    return hlo.gather(params, indices, dnums, ctx.i64s(sizes), indices_are_sorted=False)
 
 
 @register_lowering("gather_nd")
-def _gather_nd(ctx, op, params, indices):
-    bd = op.python_attrs()["batch_dims"]
+def _gather_nd(ctx, op, params, indices, *, batch_dims):
+    bd = batch_dims
     pshape, ishape = ctx.shape(params), ctx.shape(indices)
     k = ishape[-1]
     t = ctx.result_type(op)
-    if 0 in pshape[bd:bd + k] or _is_empty(t):
-        return _zeros(ctx, t)               # see `gather`: no element to clamp onto
+    if 0 in pshape[bd:bd + k] or ctx.is_empty(t):
+        return ctx.zeros(t)               # see `gather`: no element to clamp onto
     lead = len(ishape) - 1
     indexed = list(range(bd, bd + k))
     dnums = hlo.GatherDimensionNumbers.get(
@@ -280,10 +234,10 @@ def _gather_nd(ctx, op, params, indices):
         operand_batching_dims=list(range(bd)), start_indices_batching_dims=list(range(bd)),
         start_index_map=indexed, index_vector_dim=lead)
     sizes = [1 if i < bd + k else d for i, d in enumerate(pshape)]
-    return hlo.gather(params, indices, dnums, _i64s(sizes), indices_are_sorted=False)
+    return hlo.gather(params, indices, dnums, ctx.i64s(sizes), indices_are_sorted=False)
 
 
-def _scatter(ctx, base, indices, updates, combine, unique=False):
+def scatter(ctx, base, indices, updates, combine, unique=False):
     """stablehlo.scatter of `updates` into `base` at the index rows in `indices`' last dim;
     `combine(old, new)` builds the update computation on scalars. XLA skips updates whose
     index is out of range (the eager kernel raises instead; TF's XLA skips them as well)."""
@@ -298,25 +252,23 @@ def _scatter(ctx, base, indices, updates, combine, unique=False):
         index_vector_dim=lead)
     op = hlo.ScatterOp([base.type], [base], indices, [updates], dnums,
                        indices_are_sorted=False, unique_indices=unique)
-    scalar = _with_shape(base, [])
-    block = op.update_computation.blocks.append(scalar, scalar)
-    with ir.InsertionPoint(block):
-        hlo.return_([combine(*block.arguments)])
+    scalar = ctx.like(base, ())
+    ctx.body(op.update_computation, (scalar, scalar), combine)
     return op.results[0]
 
 
 def _nothing_to_scatter(ctx, base, indices) -> bool:
-    return _is_empty(base.type) or _is_empty(indices.type)
+    return ctx.is_empty(base) or ctx.is_empty(indices)
 
 
 def _scatter_add(ctx, base, indices, updates):
     add = hlo.or_ if ctx.dtype(base) is D.bool_ else hlo.add
-    return _scatter(ctx, base, indices, updates, add)
+    return scatter(ctx, base, indices, updates, add)
 
 
 @register_lowering("scatter_nd")
 def _scatter_nd(ctx, op, indices, updates):
-    zeros = _zeros(ctx, ctx.result_type(op))
+    zeros = ctx.zeros(ctx.result_type(op))
     if _nothing_to_scatter(ctx, zeros, indices):
         return zeros
     return _scatter_add(ctx, zeros, indices, updates)
@@ -340,7 +292,7 @@ def _tensor_scatter_nd_update(ctx, op, tensor, indices, updates):
     n = int(np.prod(ishape[:-1], dtype=np.int64))
     if n > 1:
         indices = _last_writers_only(ctx, ctx.shape(tensor), indices)
-    return _scatter(ctx, tensor, indices, updates, lambda old, new: new, unique=False)
+    return scatter(ctx, tensor, indices, updates, lambda old, new: new, unique=False)
 
 
 def _last_writers_only(ctx, out_shape, indices):
@@ -349,20 +301,20 @@ def _last_writers_only(ctx, out_shape, indices):
     pos_dt = D.int32 if int(np.prod(lead, dtype=np.int64)) < 2 ** 31 else D.int64
     pos_t = ctx.tensor_type(pos_dt, lead)
     # Position of each update in row-major order over the leading index dims.
-    pos = _zeros(ctx, pos_t)
+    pos = ctx.zeros(pos_t)
     stride = 1
     for dim in reversed(range(len(lead))):
-        term = hlo.iota(pos_t, ir.IntegerAttr.get(ir.IntegerType.get_signless(64), dim))
+        term = ctx.iota(pos_t, dim)
         if stride != 1:
             term = hlo.multiply(term, ctx.splat(stride, pos_t))
         pos = hlo.add(pos, term)
         stride *= lead[dim]
     owner = ctx.splat(-1, ctx.tensor_type(pos_dt, out_shape[:k]))
-    owner = _scatter(ctx, owner, indices, pos, hlo.maximum)
+    owner = scatter(ctx, owner, indices, pos, hlo.maximum)
     # Reading back an out-of-range row clamps; such updates are dropped by XLA anyway.
     got = _gather_rows(ctx, owner, indices)
-    keep = compare(ctx, got, pos, "EQ")
-    keep = hlo.broadcast_in_dim(_with_shape(keep, ishape), keep, _i64s(range(len(lead))))
+    keep = ctx.compare(got, pos, "EQ")
+    keep = ctx.spread(keep, ishape, range(len(lead)))
     return hlo.select(keep, indices, ctx.splat(-1, indices.type))
 
 
@@ -374,7 +326,7 @@ def _gather_rows(ctx, table, indices):
     dnums = hlo.GatherDimensionNumbers.get(
         offset_dims=[], collapsed_slice_dims=list(range(k)), operand_batching_dims=[],
         start_indices_batching_dims=[], start_index_map=list(range(k)), index_vector_dim=lead)
-    return hlo.gather(table, indices, dnums, _i64s([1] * k), indices_are_sorted=False)
+    return hlo.gather(table, indices, dnums, ctx.i64s([1] * k), indices_are_sorted=False)
 
 
 @register_lowering("where_indices")
@@ -389,78 +341,71 @@ def _where_indices(ctx, op, condition):
 
 # --- generators and shape queries ---------------------------------------------------------
 @register_lowering("range")
-def _range(ctx, op):
-    attrs = op.python_attrs()
-    dt = D.as_dtype(attrs["dtype"])
+def _range(ctx, op, *, start, limit, delta, dtype):
+    dt = D.as_dtype(dtype)
     t = ctx.result_type(op)
-    n = range_size(attrs["start"], attrs["limit"], attrs["delta"], dt)
+    n = range_size(start, limit, delta, dt)
     # As the kernel does: integers in int64 (exact; the bounds fit the dtype), floats in
     # float64 from the bounds rounded to the dtype, then one conversion.
     wide = D.int64 if dt.is_integer else D.float64
     if dt.is_integer:
-        start, delta = int(attrs["start"]), int(attrs["delta"])
+        start, delta = int(start), int(delta)
     else:
         cast = dt.np.type
-        start, delta = float(cast(attrs["start"])), float(cast(attrs["delta"]))
+        start, delta = float(cast(start)), float(cast(delta))
     wide_t = ctx.tensor_type(wide, (n,))
-    i = hlo.iota(wide_t, ir.IntegerAttr.get(ir.IntegerType.get_signless(64), 0))
+    i = ctx.iota(wide_t, 0)
     v = hlo.add(ctx.splat(start, wide_t), hlo.multiply(i, ctx.splat(delta, wide_t)))
     return v if wide is dt else hlo.convert(t, v)
 
 
 @register_lowering("shape")
-def _shape(ctx, op, x):
-    dt = D.as_dtype(op.python_attrs()["out_type"])
+def _shape(ctx, op, x, *, out_type):
+    dt = D.as_dtype(out_type)
     return ctx.constant(np.array(ctx.shape(x), dtype=dt.np))
 
 
 @register_lowering("size")
-def _size(ctx, op, x):
-    dt = D.as_dtype(op.python_attrs()["out_type"])
+def _size(ctx, op, x, *, out_type):
+    dt = D.as_dtype(out_type)
     return ctx.constant(np.array(int(np.prod(ctx.shape(x), dtype=np.int64)), dtype=dt.np))
 
 
 # --- sorting ------------------------------------------------------------------------------
 def _less(ctx, a, b):
     """a < b with NaN above everything (NaNs tie with each other), as np.sort orders."""
-    lt = compare(ctx, a, b, "LT")
+    lt = ctx.compare(a, b, "LT")
     if not ctx.dtype(a).is_floating:
         return lt
-    a_nan, b_nan = compare(ctx, a, a, "NE"), compare(ctx, b, b, "NE")
+    a_nan, b_nan = ctx.compare(a, a, "NE"), ctx.compare(b, b, "NE")
     return hlo.or_(hlo.and_(hlo.not_(a_nan), b_nan), lt)
 
 
 def _sort(ctx, values, axis, descending, extra=()):
     """A stable sort of `values` along `axis` carrying `extra` operands along."""
     operands = [values, *extra]
-    op = hlo.SortOp([v.type for v in operands], operands,
-                    dimension=ir.IntegerAttr.get(ir.IntegerType.get_signless(64), axis),
+    op = hlo.SortOp([v.type for v in operands], operands, dimension=ctx.i64(axis),
                     is_stable=ir.BoolAttr.get(True))
     scalars = []
     for v in operands:
-        scalars += [_with_shape(v, [])] * 2
-    block = op.comparator.blocks.append(*scalars)
-    with ir.InsertionPoint(block):
-        a, b = block.arguments[0], block.arguments[1]
-        hlo.return_([_less(ctx, b, a) if descending else _less(ctx, a, b)])
+        scalars += [ctx.like(v, ())] * 2
+
+    def in_order(a, b, *_):
+        return _less(ctx, b, a) if descending else _less(ctx, a, b)
+    ctx.body(op.comparator, scalars, in_order)
     return list(op.results)
 
 
 @register_lowering("sort")
-def _sort_op(ctx, op, values):
-    attrs = op.python_attrs()
-    axis = attrs["axis"] % len(ctx.shape(values))
+def _sort_op(ctx, op, values, *, axis, descending):
     # Descending = the ascending result reversed, exactly as the kernel builds it (ties such
     # as -0.0 and 0.0 then land in the same order).
     out = _sort(ctx, values, axis, False)[0]
-    return hlo.reverse(out, _i64s([axis])) if attrs["descending"] else out
+    return hlo.reverse(out, ctx.i64s([axis])) if descending else out
 
 
 @register_lowering("argsort")
-def _argsort(ctx, op, values):
-    attrs = op.python_attrs()
-    axis = attrs["axis"] % len(ctx.shape(values))
-    t = ctx.result_type(op)
-    pos = hlo.iota(t, ir.IntegerAttr.get(ir.IntegerType.get_signless(64), axis))
+def _argsort(ctx, op, values, *, axis, descending):
+    pos = ctx.iota(ctx.result_type(op), axis)
     # Always stable, also descending: equal values keep their original order (NaN first).
-    return _sort(ctx, values, axis, attrs["descending"], extra=(pos,))[1]
+    return _sort(ctx, values, axis, descending, extra=(pos,))[1]

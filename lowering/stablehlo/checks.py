@@ -8,8 +8,8 @@ from .core import _where, register_lowering
 
 
 @register_lowering("ensure_shape")
-def _ensure_shape(ctx, op, x):
-    problem = shape_mismatch(ctx.tt(op.operands[0]).shape, op.python_attrs()["shape"])
+def _ensure_shape(ctx, op, x, *, shape):
+    problem = shape_mismatch(ctx.tt(op.operands[0]).shape, shape)
     if problem is not None:
         raise InvalidArgumentError(None, "ensure_shape", f"{problem} [at {_where(op)}]")
     return x

@@ -5,11 +5,9 @@ results (if/case) or extra loop values (while), so the new values flow on functi
 """
 from __future__ import annotations
 
-from jax._src.lib.mlir import ir
-import jaxlib.mlir.dialects.stablehlo as hlo
-
-from ...ir.errors import UnimplementedError
 from ...ir.dialect import TokenType
+from ...ir.errors import UnimplementedError
+from ...runtime.jax_internals import hlo, ir
 from .core import _where, register_lowering
 
 

@@ -9,38 +9,50 @@ Tokens only ordered side effects in df: in StableHLO the data dependencies carry
 Host inputs: an op registered with `register_host_input` (the stateful random ops) gets an
 extra argument after the function's own, which the runtime fills before every execution by
 calling the op's filler (in program order), so the op sees host state XLA cannot hold.
+
+Rules: `rule(ctx, op, *operands, **attrs)`. Its keyword-only parameters name the attributes it
+receives (`**attrs` receives all), decoded once per op, with axes made non-negative
+(`ir.axes`). What a rule returns is checked against the op's results (count, then each MLIR
+type): a mismatch raises InternalError naming the rule, the op, both type lists and the user's
+line, where MLIR would fail later at `func.return` without naming the rule.
+Locations: every op is built under `loc(fused["<df op>:", "<function>/<node>", file:line:col])`,
+the form XLA turns into TF's HLO `metadata={op_type op_name source_file source_line}`.
 """
 from __future__ import annotations
 
+import inspect
+import re
 from dataclasses import dataclass, field
 
-import numpy as np
-from jax._src.interpreters import mlir as jmlir
-from jax._src.lib.mlir import ir
-import jaxlib.mlir.dialects.stablehlo as hlo
-from jaxlib.mlir.dialects import func as mfunc
 from xdsl.dialects import func
 
-from ...ir import dtypes as D
+from ...ir.axes import axis_source, nonnegative_axes
 from ...ir.dialect import (CreateTokenOp, ResourceType, StringType, TokenType, YieldOp,
-                           from_xdsl_type)
-from ...ir.errors import InvalidArgumentError, UnimplementedError
+                           decode_attr, from_xdsl_type)
+from ...ir.errors import InternalError, InvalidArgumentError, UnimplementedError
 from ...ir.importer import location_parts
+from ...ir.registry import OPS
+from ...runtime.jax_internals import ir, make_ir_context, mlir_func
+from .builders import Builders
 
 RULES: dict = {}
 HOST_INPUTS: dict = {}   # df op name -> make(ctx, op) -> (ir type, filler () -> host array)
+_CALLS: dict = {}        # df op name -> its _RuleCall, made on first use
 
 ASSIGN_OPS = ("df.assign_variable", "df.assign_add_variable", "df.assign_sub_variable")
 
 
 def register_lowering(op):
-    """Register `fn(ctx, op, *operands)` as the lowering of a df op (class or name)."""
+    """Register `fn(ctx, op, *operands, **attrs)` as the lowering of a df op (class or name);
+    keyword-only parameters name the attributes `fn` receives. The one place rules are
+    (re)registered."""
     name = op if isinstance(op, str) else op.name
     if not name.startswith("df."):
         name = "df." + name
 
     def deco(fn):
         RULES[name] = fn
+        _CALLS.pop(name, None)
         return fn
     return deco
 
@@ -52,6 +64,56 @@ def register_host_input(name):
         HOST_INPUTS["df." + name] = make
         return make
     return deco
+
+
+def rule_name(rule) -> str:
+    return f"{getattr(rule, '__module__', '?')}.{getattr(rule, '__qualname__', repr(rule))}"
+
+
+class _RuleCall:
+    """A rule with the attributes it takes: (name, kind, axis source) each, from its
+    signature and the op's declaration, worked out once per op name."""
+
+    __slots__ = ("rule", "attrs")
+
+    def __init__(self, name: str, rule):
+        opdef = OPS.get(name[3:])
+        declared = opdef.attrs if opdef is not None else {}
+        params = inspect.signature(rule).parameters.values()
+        if any(p.kind is p.VAR_KEYWORD for p in params):
+            wanted = list(declared)
+        else:
+            wanted = [p.name for p in params if p.kind is p.KEYWORD_ONLY]
+        unknown = [w for w in wanted if w not in declared]
+        if unknown:
+            raise TypeError(f"lowering rule {rule_name(rule)} for {name} takes attribute(s) "
+                            f"{unknown}, which {name} does not have; its attributes: "
+                            f"{list(declared)}")
+        self.rule = rule
+        self.attrs = tuple((a, declared[a].kind, axis_source(name[3:], a)) for a in wanted)
+
+    def attributes(self, op) -> dict:
+        """The op's attributes this rule takes, decoded (absent ones None)."""
+        out = {}
+        get = op.attributes.get
+        for name, kind, source in self.attrs:
+            a = get(name)
+            value = None if a is None else decode_attr(a, kind)
+            out[name] = value if source is None else nonnegative_axes(op, source, value)
+        return out
+
+
+def _rule_call(name: str, op=None) -> _RuleCall:
+    call = _CALLS.get(name)
+    if call is None:
+        rule = RULES.get(name)
+        if rule is None:
+            where = "" if op is None else f" (at {_where(op)})"
+            raise UnimplementedError(None, name, f"jit_compile=True: no StableHLO lowering "
+                                     f"for {name}{where}; run without jit_compile or "
+                                     f"register one with register_lowering")
+        call = _CALLS[name] = _RuleCall(name, rule)
+    return call
 
 
 @dataclass
@@ -70,135 +132,107 @@ class LoweredModule:
     host_inputs: list = field(default_factory=list)    # fillers of the trailing arguments
 
 
-_ELEM = {
-    D.float16: lambda: ir.F16Type.get(), D.bfloat16: lambda: ir.BF16Type.get(),
-    D.float32: lambda: ir.F32Type.get(), D.float64: lambda: ir.F64Type.get(),
-    D.int8: lambda: ir.IntegerType.get_signless(8),
-    D.int16: lambda: ir.IntegerType.get_signless(16),
-    D.int32: lambda: ir.IntegerType.get_signless(32),
-    D.int64: lambda: ir.IntegerType.get_signless(64),
-    D.uint8: lambda: ir.IntegerType.get_unsigned(8),
-    D.bool_: lambda: ir.IntegerType.get_signless(1),
-    D.complex64: lambda: ir.ComplexType.get(ir.F32Type.get()),
-    D.complex128: lambda: ir.ComplexType.get(ir.F64Type.get()),
-}
-
-
-class LoweringContext:
-    """State of one lowering plus the helpers rules share."""
+class LoweringContext(Builders):
+    """One module being lowered: its MLIR context, the value environment, and (inherited
+    from `Builders`) the builders rules share."""
 
     def __init__(self, fname: str):
         self.fname = fname
-        self.mlir = jmlir.make_ir_context()
+        self.mlir = make_ir_context()
         self.env: dict = {}
         self.host_inputs: dict = {}    # op -> its host-input argument
         self._types: dict = {}
         self._elems: dict = {}
-
-    # --- types --------------------------------------------------------------------------
-    def elem_type(self, dt: D.DType):
-        t = self._elems.get(dt)
-        if t is None:
-            t = self._elems[dt] = _ELEM[dt]()
-        return t
-
-    def tensor_type(self, dt: D.DType, shape) -> ir.RankedTensorType:
-        return ir.RankedTensorType.get(list(shape), self.elem_type(dt))
-
-    def ir_type(self, xtype):
-        t = self._types.get(xtype)
-        if t is None:
-            if isinstance(xtype, ResourceType):
-                xtype = xtype.value_type
-            tt = from_xdsl_type(xtype)
-            if tt.shape is None or None in tt.shape:
-                raise UnimplementedError(None, None, f"XLA needs static shapes, got {tt}")
-            t = self._types[xtype] = self.tensor_type(tt.dtype, tt.shape)
-        return t
-
-    def result_types(self, op) -> list:
-        return [self.ir_type(r.type) for r in op.results if not isinstance(r.type, TokenType)]
-
-    def result_type(self, op, i: int = 0):
-        return self.result_types(op)[i]
-
-    def tt(self, value):
-        """The df TT of an xDSL value."""
-        return from_xdsl_type(value.type)
-
-    # --- values -------------------------------------------------------------------------
-    def constant(self, array, dtype: D.DType | None = None):
-        arr = np.asarray(array, dtype=None if dtype is None else dtype.np)
-        return jmlir.ir_constant(arr)
-
-    def splat(self, value, ty):
-        """A tensor of type `ty` filled with the Python scalar `value`."""
-        rt = ir.RankedTensorType(ty)
-        dt = _dtype_of_elem(rt.element_type)
-        scalar = self.constant(np.asarray(value, dtype=dt.np))
-        if not rt.shape:
-            return scalar
-        return hlo.broadcast_in_dim(ty, scalar, ir.DenseI64ArrayAttr.get([]))
-
-    def broadcast(self, x, ty):
-        """NumPy-style broadcast of `x` to the type `ty` (shapes right-aligned)."""
-        if x.type == ty:
-            return x
-        src = ir.RankedTensorType(x.type)
-        dst = ir.RankedTensorType(ty)
-        if src.shape == dst.shape:
-            return x
-        offset = len(dst.shape) - len(src.shape)
-        dims = list(range(offset, len(dst.shape)))
-        out_t = ir.RankedTensorType.get(dst.shape, src.element_type)
-        return hlo.broadcast_in_dim(out_t, x, ir.DenseI64ArrayAttr.get(dims))
-
-    def shape(self, value) -> list:
-        return list(ir.RankedTensorType(value.type).shape)
-
-    def dtype(self, value) -> D.DType:
-        return _dtype_of_elem(ir.RankedTensorType(value.type).element_type)
+        self._op_types: dict = {}      # df op name -> its `"<name>:"` location
+        self._sources: dict = {}       # (file, line, column) -> its location
 
     # --- walking ------------------------------------------------------------------------
     def location(self, op):
+        """`fused["<df op>:", "<function>/<node>", file:line:col]` (see the module doc)."""
+        kind = self._op_types.get(op.name)
+        if kind is None:
+            kind = self._op_types[op.name] = ir.Location.name(op.name[3:] + ":")
         parts = location_parts(op.location)
         if parts is None:
-            return ir.Location.unknown()
+            return kind
         label, file, line, column = parts
         if file is None:
-            return ir.Location.name(label)
-        return ir.Location.name(label, childLoc=ir.Location.file(file, line, column))
+            return ir.Location.fused([kind, ir.Location.name(label)])
+        source = self._sources.get((file, line, column))
+        if source is None:   # many ops share a line
+            source = self._sources[file, line, column] = ir.Location.file(file, line, column)
+        return ir.Location.fused([kind, ir.Location.name(label), source])
 
     def lower_block(self, block):
         """Lower every op of `block` but its terminator; returns the terminator's values."""
         env = self.env
+        calls = _CALLS
         for op in block.ops:
-            if isinstance(op, (func.ReturnOp, YieldOp)):
-                return [env[v] for v in op.operands if not isinstance(v.type, TokenType)]
-            if isinstance(op, CreateTokenOp):
-                env[op.results[0]] = None
-                continue
-            rule = RULES.get(op.name)
-            if rule is None:
-                raise UnimplementedError(None, op.name, f"jit_compile=True: no StableHLO "
-                                         f"lowering for {op.name} (at {_where(op)}); run "
-                                         f"without jit_compile or register one with "
-                                         f"register_lowering")
-            operands = [env[v] for v in op.operands if not isinstance(v.type, TokenType)]
+            call = calls.get(op.name)
+            if call is None:    # a terminator, a token, or a rule not called yet
+                if isinstance(op, (func.ReturnOp, YieldOp)):
+                    return [e for v in op.operands if (e := env[v]) is not None]
+                if isinstance(op, CreateTokenOp):
+                    env[op.results[0]] = None
+                    continue
+                call = _rule_call(op.name, op)
+            operands = [e for v in op.operands if (e := env[v]) is not None]   # no tokens
             with self.location(op):
                 try:
-                    outs = rule(self, op, *operands)
+                    if call.attrs:
+                        outs = call.rule(self, op, *operands, **call.attributes(op))
+                    else:
+                        outs = call.rule(self, op, *operands)
                 except ir.MLIRError as e:
                     raise UnimplementedError(None, op.name, f"lowering {op.name} at "
                                              f"{_where(op)} failed: {e}") from None
-            if outs is None:
-                outs = []
-            elif not isinstance(outs, (list, tuple)):
-                outs = [outs]
-            it = iter(outs)
-            for r in op.results:
-                env[r] = None if isinstance(r.type, TokenType) else next(it)
+            results = op.results
+            if len(results) == 1 and isinstance(outs, ir.Value) and \
+                    outs.type == self.ir_type(results[0].type):
+                env[results[0]] = outs          # the common case, checked
+            else:
+                self._bind(op, call.rule, outs)
         return []
+
+    def lower_as(self, name: str, op, *operands, **attrs):
+        """What the rule of df op `name` builds for `operands` and `attrs`, the result types
+        being `op`'s (a fused op lowers its parts this way)."""
+        call = _rule_call("df." + name)
+        return call.rule(self, op, *operands, **{a[0]: attrs[a[0]] for a in call.attrs})
+
+    def _bind(self, op, rule, outs):
+        """Check what `rule` returned for `op` against its results and bind them."""
+        results = [r for r in op.results if not isinstance(r.type, TokenType)]
+        if outs is None:
+            if results:
+                self._wrong_results(op, rule, results, outs)
+            outs = ()
+        elif not isinstance(outs, (list, tuple)):
+            outs = (outs,)
+        if len(outs) != len(results):
+            self._wrong_results(op, rule, results, outs)
+        env = self.env
+        for r, v in zip(results, outs):
+            fits = isinstance(v, Resource) if isinstance(r.type, ResourceType) else \
+                isinstance(v, ir.Value) and v.type == self.ir_type(r.type)
+            if not fits:
+                self._wrong_results(op, rule, results, outs)
+            env[r] = v
+        for r in op.results:
+            if isinstance(r.type, TokenType):
+                env[r] = None
+
+    def _wrong_results(self, op, rule, results, outs):
+        expected = ", ".join(str(self.ir_type(r.type)) for r in results) or "nothing"
+        if outs is None:
+            got = "None"
+        else:
+            got = ", ".join(str(v.type) if isinstance(v, ir.Value) else type(v).__name__
+                            for v in (outs if isinstance(outs, (list, tuple)) else [outs]))
+            got = f"({got})"
+        raise InternalError(None, op.name, f"jit_compile=True: the lowering rule "
+                            f"{rule_name(rule)} for {op.name} at {_where(op)} returned {got}; "
+                            f"expected {len(results)} value(s) of type(s) ({expected})")
 
     def written_resources(self, region_or_op) -> list:
         """The Resources (from the env) that ops nested in a region op assign."""
@@ -236,31 +270,54 @@ def _is_string(value) -> bool:
     return isinstance(getattr(value.type, "element_type", None), StringType)
 
 
+_STATIC, _STRING, _DYNAMIC = range(3)
+
+
+def _kind_of(xtype):
+    """Whether values of a df type can be compiled: static numbers, strings, or a shape known
+    only at run time."""
+    if isinstance(getattr(xtype, "element_type", None), StringType):
+        return _STRING
+    tt = from_xdsl_type(xtype)
+    if tt is None:
+        return _STATIC
+    shape = getattr(tt, "value", tt).shape
+    return _DYNAMIC if shape is None or None in shape else _STATIC
+
+
 def _check_static(fn, fname: str):
     """XLA compiles static shapes of numbers only: name the first op that touches a string
-    tensor, or whose result shape depends on data."""
-    for op in fn.walk():  # a string constant is named by the op that uses it
-        if any(map(_is_string, op.operands)) or (
-                op.name != "df.const" and any(map(_is_string, op.results))):
+    tensor, or whose result shape depends on data. Each distinct type is classified once
+    (by identity: hashing xDSL types is slow, and the importer shares them), and operands are
+    looked at only once some value is a string."""
+    kinds: dict = {}   # id -> (type, kind)
+
+    def kind(xtype):
+        hit = kinds.get(id(xtype))
+        if hit is None or hit[0] is not xtype:
+            hit = kinds[id(xtype)] = (xtype, _kind_of(xtype))
+        return hit[1]
+    strings = any(kind(a.type) is _STRING for a in fn.body.block.args)
+    for op in fn.walk():   # (a string is made before it is used: by then `strings` is set)
+        if strings and any(kind(v.type) is _STRING for v in op.operands):
             refuse_strings(fname, op)
         for r in op.results:
-            tt = from_xdsl_type(r.type)
-            if tt is None:
-                continue
-            shape = getattr(tt, "value", tt).shape
-            if shape is None or None in shape:
+            k = kind(r.type)
+            if k is _STRING:
+                if op.name != "df.const":   # a string constant is named by its user
+                    refuse_strings(fname, op)
+                strings = True
+            elif k is _DYNAMIC:
                 raise UnimplementedError(None, op.name, f"jit_compile=True: {op.name} at "
-                                         f"{_where(op)} produces {tt}, a shape known only at run "
-                                         f"time; XLA needs static shapes (for `where`, use the "
-                                         f"3-argument form)")
+                                         f"{_where(op)} produces {from_xdsl_type(r.type)}, a "
+                                         f"shape known only at run time; XLA needs static "
+                                         f"shapes (for `where`, use the 3-argument form)")
 
 
-def _dtype_of_elem(elem) -> D.DType:
-    s = str(elem)
-    for dt in D.ALL + D.COMPLEX:
-        if dt.mlir == s:
-            return dt
-    raise UnimplementedError(None, None, f"unsupported element type {s}")
+def module_name(fname: str) -> str:
+    """The symbol name of the lowered module, `jit_<function>` as JAX names its modules (an
+    identifier: tools that compile a module by name need one)."""
+    return "jit_" + re.sub(r"\W", "_", fname)
 
 
 def lower_module(module, fname: str, donate: bool = True) -> LoweredModule:
@@ -271,6 +328,7 @@ def lower_module(module, fname: str, donate: bool = True) -> LoweredModule:
     ctx = LoweringContext(fname)
     with ctx.mlir, ir.Location.unknown():
         m = ir.Module.create()
+        m.operation.attributes["sym_name"] = ir.StringAttr.get(module_name(fname))
         arg_types = [ctx.ir_type(a.type) for a in block.args]
         ret = block.last_op
         res_types = [ctx.ir_type(v.type) for v in ret.operands]
@@ -290,7 +348,7 @@ def lower_module(module, fname: str, donate: bool = True) -> LoweredModule:
                 arg_types.append(ty)
                 fillers.append(fill)
         with ir.InsertionPoint(m.body):
-            f = mfunc.FuncOp("main", ir.FunctionType.get(arg_types, res_types))
+            f = mlir_func.FuncOp("main", ir.FunctionType.get(arg_types, res_types))
             f.attributes["sym_visibility"] = ir.StringAttr.get("public")
             if donate and written:
                 i32 = ir.IntegerType.get_signless(32)
@@ -310,7 +368,7 @@ def lower_module(module, fname: str, donate: bool = True) -> LoweredModule:
             ctx.host_inputs = dict(zip(host_ops, entry.arguments[len(block.args):]))
             outs = ctx.lower_block(block)
             outs += [resources[i].value for i in written]
-            mfunc.ReturnOp(outs)
+            mlir_func.ReturnOp(outs)
         # Run the StableHLO verifiers before XLA sees the module: a malformed op must be a
         # Python exception here, not a CHECK failure that aborts the process inside XLA.
         try:

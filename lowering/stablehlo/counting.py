@@ -4,14 +4,10 @@ scatter-add (values outside [0, length) dropped, as XLA's scatter does); searchs
 compares every value with every entry of its row and counts the entries before it."""
 from __future__ import annotations
 
-from jax._src.lib.mlir import ir
-import jaxlib.mlir.dialects.stablehlo as hlo
-
 from ...ir.errors import UnimplementedError
-from .array import _is_empty, _scatter, _with_shape
+from ...runtime.jax_internals import hlo
+from .array import scatter
 from .core import _where, register_lowering
-from .math import compare
-from .reduce import _convert, reduce_dims
 
 
 def _refuse(ctx, op, *operands):
@@ -27,35 +23,30 @@ register_lowering("unique_with_counts")(_refuse)
 
 
 @register_lowering("bincount")
-def _bincount(ctx, op, arr, weights):
-    attrs = op.python_attrs()
-    per_row, binary_output = attrs["per_row"], attrs["binary_output"]
+def _bincount(ctx, op, arr, weights, *, per_row, binary_output):
     ty = ctx.result_type(op)
-    zeros = ctx.splat(0, ty)
-    if _is_empty(ty) or _is_empty(arr.type):
+    zeros = ctx.zeros(ty)
+    if ctx.is_empty(ty) or ctx.is_empty(arr):
         return zeros
     shape = ctx.shape(arr)
-    weights = ctx.broadcast(weights, _with_shape(weights, shape))
+    weights = ctx.broadcast(weights, ctx.like(weights, shape))
     if binary_output:
-        weights = ctx.splat(1, _with_shape(weights, shape))
-    idx_t = _with_shape(arr, shape + [1])
-    index = hlo.reshape(idx_t, arr)
+        weights = ctx.splat(1, ctx.like(weights, shape))
+    index = ctx.reshape(arr, shape + [1])
     if per_row:  # (row, value) pairs
-        row = hlo.iota(idx_t, ir.IntegerAttr.get(ir.IntegerType.get_signless(64), 0))
+        row = ctx.iota(index.type, 0)
         index = hlo.concatenate([row, index], len(shape))
     combine = hlo.maximum if binary_output else hlo.add
-    return _scatter(ctx, zeros, index, weights, combine)
+    return scatter(ctx, zeros, index, weights, combine)
 
 
 @register_lowering("searchsorted")
-def _searchsorted(ctx, op, seq, values):
-    attrs = op.python_attrs()
+def _searchsorted(ctx, op, seq, values, *, side, out_type):
     vshape, sshape = ctx.shape(values), ctx.shape(seq)
     lead = len(vshape) - 1
-    pair_t = _with_shape(values, vshape + [sshape[-1]])
+    pair = vshape + [sshape[-1]]
     # [..., M, N]: values along the second-to-last axis, the sequence along the last.
-    v = hlo.broadcast_in_dim(pair_t, values, ir.DenseI64ArrayAttr.get(list(range(lead + 1))))
-    s = hlo.broadcast_in_dim(pair_t, seq,
-                             ir.DenseI64ArrayAttr.get(list(range(lead)) + [lead + 1]))
-    before = compare(ctx, s, v, "LT" if attrs["side"] == "left" else "LE")
-    return reduce_dims(ctx, _convert(ctx, before, attrs["out_type"]), [lead + 1], "add")
+    v = ctx.spread(values, pair, range(lead + 1))
+    s = ctx.spread(seq, pair, list(range(lead)) + [lead + 1])
+    before = ctx.compare(s, v, "LT" if side == "left" else "LE")
+    return ctx.reduce(ctx.convert(before, out_type), [lead + 1], "add")

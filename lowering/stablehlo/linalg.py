@@ -13,31 +13,11 @@ contracting), and a final transpose puts the labels in output order.
 from __future__ import annotations
 
 import numpy as np
-from jax._src.lib.mlir import ir
-import jaxlib.mlir.dialects.stablehlo as hlo
 
 from ...ir import dtypes as D
 from ...ir.ops.linalg import ELLIPSIS, parse_einsum
+from ...runtime.jax_internals import hlo, ir
 from .core import register_lowering
-from .math import compare
-from .reduce import reduce_dims
-
-_HALF = (D.float16, D.bfloat16)
-
-
-def _i64(values):
-    return ir.DenseI64ArrayAttr.get([int(v) for v in values])
-
-
-def _convert(ctx, x, dt: D.DType):
-    if ctx.dtype(x) is dt:
-        return x
-    return hlo.convert(ctx.tensor_type(dt, ctx.shape(x)), x)
-
-
-def _compute_dtype(dt: D.DType) -> D.DType:
-    return D.float32 if dt in _HALF else dt
-
 
 def dot(ctx, a, b, batch_a, batch_b, contract_a, contract_b):
     """dot_general; the result has the batch dims, then a's free dims, then b's (in order)."""
@@ -62,40 +42,33 @@ def _broadcast_batch(ctx, x, batch):
     target = list(batch) + shape[-2:]
     if shape == target:
         return x
-    offset = len(target) - len(shape)
-    return hlo.broadcast_in_dim(ctx.tensor_type(ctx.dtype(x), target), x,
-                                _i64(range(offset, len(target))))
+    return ctx.broadcast(x, ctx.like(x, target))
 
 
 # --- matmul / tensordot --------------------------------------------------------------------
 @register_lowering("matmul")
-def _matmul(ctx, op, a, b):
-    attrs = op.python_attrs()
+def _matmul(ctx, op, a, b, *, transpose_a, transpose_b):
     t = ctx.result_type(op)
     out_dt = ctx.tt(op.results[0]).dtype
-    compute = _compute_dtype(ctx.dtype(a))
+    compute = D.compute_dtype(ctx.dtype(a))
     if out_dt.is_integer and out_dt is not ctx.dtype(a):     # int8/uint8 -> int32
         compute = out_dt
-    a, b = _convert(ctx, a, compute), _convert(ctx, b, compute)
+    a, b = ctx.convert(a, compute), ctx.convert(b, compute)
     batch = list(ir.RankedTensorType(t).shape[:-2])
     a, b = _broadcast_batch(ctx, a, batch), _broadcast_batch(ctx, b, batch)
     nb = len(batch)
-    ca = nb if attrs["transpose_a"] else nb + 1
-    cb = nb + 1 if attrs["transpose_b"] else nb
+    ca = nb if transpose_a else nb + 1
+    cb = nb + 1 if transpose_b else nb
     out = dot(ctx, a, b, range(nb), range(nb), [ca], [cb])
-    return _convert(ctx, out, out_dt)
+    return ctx.convert(out, out_dt)
 
 
 @register_lowering("tensordot")
-def _tensordot(ctx, op, a, b):
-    attrs = op.python_attrs()
+def _tensordot(ctx, op, a, b, *, a_axes, b_axes):
     dt = ctx.dtype(a)
-    ra, rb = len(ctx.shape(a)), len(ctx.shape(b))
-    axa = [x % ra for x in attrs["a_axes"]]
-    axb = [x % rb for x in attrs["b_axes"]]
-    c = _compute_dtype(dt)
-    out = dot(ctx, _convert(ctx, a, c), _convert(ctx, b, c), [], [], axa, axb)
-    return _convert(ctx, out, dt)
+    c = D.compute_dtype(dt)
+    out = dot(ctx, ctx.convert(a, c), ctx.convert(b, c), [], [], list(a_axes), list(b_axes))
+    return ctx.convert(out, dt)
 
 
 # --- einsum --------------------------------------------------------------------------------
@@ -137,7 +110,7 @@ def _drop_broadcast_ones(ctx, x, labels, sizes):
             if not (d == 1 and sizes[lab] != 1)]
     if len(keep) == len(shape):
         return x, labels
-    x = hlo.reshape(ctx.tensor_type(ctx.dtype(x), [shape[i] for i in keep]), x)
+    x = ctx.reshape(x, [shape[i] for i in keep])
     return x, [labels[i] for i in keep]
 
 
@@ -150,39 +123,22 @@ def _diagonal(ctx, x, labels):
         shape = ctx.shape(x)
         dt = ctx.dtype(x)
         idx_t = ctx.tensor_type(D.int32, shape)
-        dim_i = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), i)
-        dim_j = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), j)
-        on_diag = compare(ctx, hlo.iota(idx_t, dim_i), hlo.iota(idx_t, dim_j), "EQ")
+        on_diag = ctx.compare(ctx.iota(idx_t, i), ctx.iota(idx_t, j), "EQ")
         # Off-diagonal entries become the additive identity and the j dim is summed away.
         # -0.0 is an exact identity for floats (x + -0.0 == x, even for x = -0.0), so the
         # sum reproduces the diagonal bit for bit, NaN and Inf included.
         zero = -0.0 if dt.is_floating else 0
         x = hlo.select(on_diag, x, ctx.splat(zero, x.type))
-        x = _sum(ctx, x, [j], zero)
+        x = ctx.reduce(x, [j], "add", init=zero)
         labels = labels[:j] + labels[j + 1:]
     return x, labels
 
 
-def _sum(ctx, x, dims, init=0):
-    if not dims:
-        return x
-    dt = ctx.dtype(x)
-    shape = ctx.shape(x)
-    scalar_t = ctx.tensor_type(dt, ())
-    out_t = ctx.tensor_type(dt, [d for i, d in enumerate(shape) if i not in dims])
-    red = hlo.ReduceOp([out_t], [x], [ctx.constant(np.asarray(init, dt.np))], _i64(dims))
-    block = red.body.blocks.append(scalar_t, scalar_t)
-    with ir.InsertionPoint(block):
-        hlo.return_([hlo.add(*block.arguments)])
-    return red.result
-
-
 @register_lowering("einsum")
-def _einsum(ctx, op, *xs):
-    eq = op.python_attrs()["equation"]
+def _einsum(ctx, op, *xs, equation):
     dt = ctx.dtype(xs[0])
-    c = _compute_dtype(dt)
-    ins, out = parse_einsum(eq, len(xs))
+    c = D.compute_dtype(dt)
+    ins, out = parse_einsum(equation, len(xs))
     shapes = [ctx.shape(x) for x in xs]
     ins, out, ell = _expand_ellipsis(ins, out, shapes)
     sizes = {}
@@ -194,7 +150,7 @@ def _einsum(ctx, op, *xs):
                 sizes[lab] = d
     ops = []
     for x, labels in zip(xs, ins):
-        x = _convert(ctx, x, c)
+        x = ctx.convert(x, c)
         x, labels = _drop_broadcast_ones(ctx, x, labels, sizes)
         x, labels = _diagonal(ctx, x, labels)
         ops.append(_Operand(x, labels))
@@ -211,7 +167,7 @@ def _einsum(ctx, op, *xs):
         keep = needed_elsewhere(k)
         dims = [i for i, lab in enumerate(o.labels) if lab not in keep]
         if dims:
-            o.value = _sum(ctx, o.value, dims)
+            o.value = ctx.reduce(o.value, dims, "add")
             o.labels = [lab for i, lab in enumerate(o.labels) if i not in dims]
 
     while len(ops) > 1:
@@ -234,39 +190,31 @@ def _einsum(ctx, op, *xs):
     # Only output labels are left, and all of them: a size-1 ellipsis dim dropped from one
     # operand survives in the operand whose size it broadcast to.
     if labels != out:
-        result = hlo.transpose(result, _i64([labels.index(lab) for lab in out]))
-    return _convert(ctx, result, dt)
+        result = hlo.transpose(result, ctx.i64s([labels.index(lab) for lab in out]))
+    return ctx.convert(result, dt)
 
 
 # --- top_k ---------------------------------------------------------------------------------
 @register_lowering("top_k")
-def _top_k(ctx, op, x):
+def _top_k(ctx, op, x, *, k, index_type):
     """A stable descending sort of (value, index) pairs along the last axis, sliced to k.
     Stability keeps the lower index first among equal values (0.0 and -0.0 are equal), and
     NaN sorts above everything, as in the kernel."""
-    attrs = op.python_attrs()
-    k, idx_dt = attrs["k"], attrs["index_type"]
     shape = ctx.shape(x)
     axis = len(shape) - 1
     dt = ctx.dtype(x)
-    iota = hlo.iota(ctx.tensor_type(idx_dt, shape),
-                    ir.IntegerAttr.get(ir.IntegerType.get_signless(64), axis))
+    iota = ctx.iota(ctx.tensor_type(index_type, shape), axis)
     sort = hlo.SortOp([x.type, iota.type], [x, iota], dimension=axis, is_stable=True)
-    val_s, idx_s = ctx.tensor_type(dt, ()), ctx.tensor_type(idx_dt, ())
-    block = sort.comparator.blocks.append(val_s, val_s, idx_s, idx_s)
-    with ir.InsertionPoint(block):
-        a, b = block.arguments[0], block.arguments[1]
-        greater = compare(ctx, a, b, "GT")
+    val_s, idx_s = ctx.tensor_type(dt, ()), ctx.tensor_type(index_type, ())
+
+    def greater(a, b, *_):
+        above = ctx.compare(a, b, "GT")
         if dt.is_floating:
-            a_nan = compare(ctx, a, a, "NE")
-            b_num = compare(ctx, b, b, "EQ")
-            greater = hlo.or_(greater, hlo.and_(a_nan, b_num))
-        hlo.return_([greater])
-    out_shape = shape[:-1] + [k]
-    start, limit, strides = [0] * len(shape), out_shape, [1] * len(shape)
-    values = hlo.slice(sort.results[0], _i64(start), _i64(limit), _i64(strides))
-    indices = hlo.slice(sort.results[1], _i64(start), _i64(limit), _i64(strides))
-    return [values, indices]
+            above = hlo.or_(above, hlo.and_(ctx.compare(a, a, "NE"), ctx.compare(b, b, "EQ")))
+        return above
+    ctx.body(sort.comparator, (val_s, val_s, idx_s, idx_s), greater)
+    start, limit = [0] * len(shape), shape[:-1] + [k]
+    return [ctx.slice(sort.results[0], start, limit), ctx.slice(sort.results[1], start, limit)]
 
 
 # --- square-matrix solvers (issue 11) ------------------------------------------------------
@@ -274,21 +222,11 @@ def _top_k(ctx, op, x):
 # one pivot column per stablehlo.while iteration (the module stays small for any n). A
 # singular matrix divides by a zero pivot (Inf/NaN results) where the eager kernel raises, as
 # XLA cannot raise. Cholesky is stablehlo.cholesky with the upper triangle zeroed.
-def _dim(d):
-    return ir.IntegerAttr.get(ir.IntegerType.get_signless(64), d)
-
-
-def _spread(x, shape, dims):
-    """broadcast_in_dim of `x` to `shape`, x's dims placed at `dims`."""
-    elem = ir.RankedTensorType(x.type).element_type
-    return hlo.broadcast_in_dim(ir.RankedTensorType.get(list(shape), elem), x, _i64(dims))
-
-
 def _solver_operand(ctx, x, adjoint=False):
-    x = _convert(ctx, x, _compute_dtype(ctx.dtype(x)))
+    x = ctx.convert(x, D.compute_dtype(ctx.dtype(x)))
     if adjoint:
-        rank = len(ctx.shape(x))
-        x = hlo.transpose(x, _i64(list(range(rank - 2)) + [rank - 1, rank - 2]))
+        rank = ctx.rank(x)
+        x = hlo.transpose(x, ctx.i64s(list(range(rank - 2)) + [rank - 1, rank - 2]))
     return x
 
 
@@ -296,7 +234,7 @@ def _eye_mask(ctx, shape):
     """True on the diagonal of the innermost matrices of `shape`."""
     idx_t = ctx.tensor_type(D.int32, shape)
     nb = len(shape) - 2
-    return compare(ctx, hlo.iota(idx_t, _dim(nb)), hlo.iota(idx_t, _dim(nb + 1)), "EQ")
+    return ctx.compare(ctx.iota(idx_t, nb), ctx.iota(idx_t, nb + 1), "EQ")
 
 
 def _gauss_jordan(ctx, a, rhs=None):
@@ -307,7 +245,7 @@ def _gauss_jordan(ctx, a, rhs=None):
     nb = len(batch)
     dt = ctx.dtype(a)
     vec = batch + [n]
-    rows = hlo.iota(ctx.tensor_type(D.int64, vec), _dim(nb))
+    rows = ctx.iota(ctx.tensor_type(D.int64, vec), nb)
     zero = ctx.constant(np.int64(0))
     carried = [ctx.constant(np.int64(0)), a, ctx.splat(1, ctx.tensor_type(dt, batch))]
     carried += [rhs] if rhs is not None else []
@@ -315,54 +253,54 @@ def _gauss_jordan(ctx, a, rhs=None):
     loop = hlo.WhileOp(types, carried)
     cond = loop.cond.blocks.append(*types)
     with ir.InsertionPoint(cond):
-        hlo.return_([compare(ctx, cond.arguments[0], ctx.constant(np.int64(n)), "LT")])
+        hlo.return_([ctx.compare(cond.arguments[0], ctx.constant(np.int64(n)), "LT")])
     body = loop.body.blocks.append(*types)
     with ir.InsertionPoint(body):
         k, a, sign, *rest = body.arguments
-        k_vec = _spread(k, vec, [])
+        k_vec = ctx.spread(k, vec, [])
 
         def column(m):
-            cut = hlo.dynamic_slice(m, [zero] * (nb + 1) + [k], _i64(batch + [n, 1]))
-            return hlo.reshape(ctx.tensor_type(dt, vec), cut)
+            cut = hlo.dynamic_slice(m, [zero] * (nb + 1) + [k], ctx.i64s(batch + [n, 1]))
+            return ctx.reshape(cut, vec)
 
         def row(m, pick):
             """The row of m selected by the 0/1 vector `pick` ([..., n])."""
             full = ctx.shape(m)
-            weighted = hlo.multiply(m, _spread(pick, full, range(nb + 1)))
-            return reduce_dims(ctx, weighted, [nb], "add")
+            weighted = hlo.multiply(m, ctx.spread(pick, full, range(nb + 1)))
+            return ctx.reduce(weighted, [nb], "add")
 
         def swap(m, at_k, at_p):
             """m with rows k and p exchanged, and the new row k."""
             full = ctx.shape(m)
             row_k, row_p = row(m, at_k), row(m, at_p)
-            move = hlo.subtract(_spread(at_k, full, range(nb + 1)),
-                                _spread(at_p, full, range(nb + 1)))
-            delta = _spread(hlo.subtract(row_p, row_k), full, list(range(nb)) + [nb + 1])
+            move = hlo.subtract(ctx.spread(at_k, full, range(nb + 1)),
+                                ctx.spread(at_p, full, range(nb + 1)))
+            delta = ctx.spread(hlo.subtract(row_p, row_k), full, list(range(nb)) + [nb + 1])
             return hlo.add(m, hlo.multiply(move, delta)), row_p
 
         # The pivot: the largest |entry| of column k at or below row k (the first on ties).
         col = column(a)
-        below = compare(ctx, rows, k_vec, "GE")
+        below = ctx.compare(rows, k_vec, "GE")
         cand = hlo.select(below, hlo.abs(col), ctx.splat(-1, col.type))
-        best = _spread(reduce_dims(ctx, cand, [nb], "max"), vec, range(nb))
-        p = reduce_dims(ctx, hlo.select(compare(ctx, cand, best, "EQ"), rows,
-                                        ctx.splat(n, rows.type)), [nb], "min")
-        is_k = compare(ctx, rows, k_vec, "EQ")
-        at_k = _convert(ctx, is_k, dt)
-        at_p = _convert(ctx, compare(ctx, rows, _spread(p, vec, range(nb)), "EQ"), dt)
+        best = ctx.spread(ctx.reduce(cand, [nb], "max"), vec, range(nb))
+        p = ctx.reduce(hlo.select(ctx.compare(cand, best, "EQ"), rows, ctx.splat(n, rows.type)),
+                       [nb], "min")
+        is_k = ctx.compare(rows, k_vec, "EQ")
+        at_k = ctx.convert(is_k, dt)
+        at_p = ctx.convert(ctx.compare(rows, ctx.spread(p, vec, range(nb)), "EQ"), dt)
         a, pivot_row = swap(a, at_k, at_p)
-        same = compare(ctx, p, _spread(k, batch, []), "EQ")
+        same = ctx.compare(p, ctx.spread(k, batch, []), "EQ")
         sign = hlo.multiply(sign, hlo.select(same, ctx.splat(1, sign.type),
                                              ctx.splat(-1, sign.type)))
         # Eliminate column k from every other row.
         col = column(a)
-        pivot = _spread(reduce_dims(ctx, hlo.multiply(col, at_k), [nb], "add"), vec, range(nb))
+        pivot = ctx.spread(ctx.reduce(hlo.multiply(col, at_k), [nb], "add"), vec, range(nb))
         factor = hlo.select(is_k, ctx.splat(0, col.type), hlo.divide(col, pivot))
 
         def eliminate(m, m_row):
             full = ctx.shape(m)
-            return hlo.subtract(m, hlo.multiply(_spread(factor, full, range(nb + 1)),
-                                                _spread(m_row, full,
+            return hlo.subtract(m, hlo.multiply(ctx.spread(factor, full, range(nb + 1)),
+                                                ctx.spread(m_row, full,
                                                         list(range(nb)) + [nb + 1])))
 
         a = eliminate(a, pivot_row)
@@ -371,30 +309,29 @@ def _gauss_jordan(ctx, a, rhs=None):
             rest = [eliminate(r, r_row)]
         hlo.return_([hlo.add(k, ctx.constant(np.int64(1))), a, sign] + rest)
     _, a, sign, *rest = loop.results
-    diag = reduce_dims(ctx, hlo.select(_eye_mask(ctx, shape), a, ctx.splat(0, a.type)),
-                       [nb + 1], "add")
+    diag = ctx.reduce(hlo.select(_eye_mask(ctx, shape), a, ctx.zeros(a.type)), [nb + 1], "add")
     return diag, (rest[0] if rest else None), sign
 
 
 def _divide_rows(ctx, r, diag):
     shape = ctx.shape(r)
-    return hlo.divide(r, _spread(diag, shape, range(len(shape) - 1)))
+    return hlo.divide(r, ctx.spread(diag, shape, range(len(shape) - 1)))
 
 
 @register_lowering("matrix_inverse")
-def _matrix_inverse(ctx, op, x):
-    a = _solver_operand(ctx, x, op.python_attrs()["adjoint"])
+def _matrix_inverse(ctx, op, x, *, adjoint):
+    a = _solver_operand(ctx, x, adjoint)
     eye = _eye_mask(ctx, ctx.shape(a))
     ident = hlo.select(eye, ctx.splat(1, a.type), ctx.splat(0, a.type))
     diag, r, _ = _gauss_jordan(ctx, a, ident)
-    return _convert(ctx, _divide_rows(ctx, r, diag), ctx.dtype(x))
+    return ctx.convert(_divide_rows(ctx, r, diag), ctx.dtype(x))
 
 
 @register_lowering("matrix_solve")
-def _matrix_solve(ctx, op, matrix, rhs):
-    a = _solver_operand(ctx, matrix, op.python_attrs()["adjoint"])
+def _matrix_solve(ctx, op, matrix, rhs, *, adjoint):
+    a = _solver_operand(ctx, matrix, adjoint)
     diag, r, _ = _gauss_jordan(ctx, a, _solver_operand(ctx, rhs))
-    return _convert(ctx, _divide_rows(ctx, r, diag), ctx.dtype(rhs))
+    return ctx.convert(_divide_rows(ctx, r, diag), ctx.dtype(rhs))
 
 
 @register_lowering("matrix_determinant")
@@ -402,7 +339,7 @@ def _matrix_determinant(ctx, op, x):
     a = _solver_operand(ctx, x)
     diag, _, sign = _gauss_jordan(ctx, a)
     nb = len(ctx.shape(a)) - 2
-    return _convert(ctx, hlo.multiply(sign, reduce_dims(ctx, diag, [nb], "mul")), ctx.dtype(x))
+    return ctx.convert(hlo.multiply(sign, ctx.reduce(diag, [nb], "mul")), ctx.dtype(x))
 
 
 @register_lowering("cholesky")
@@ -411,6 +348,6 @@ def _cholesky(ctx, op, x):
     shape = ctx.shape(a)
     idx_t = ctx.tensor_type(D.int32, shape)
     nb = len(shape) - 2
-    lower = compare(ctx, hlo.iota(idx_t, _dim(nb)), hlo.iota(idx_t, _dim(nb + 1)), "GE")
-    out = hlo.select(lower, hlo.cholesky(a, lower=True), ctx.splat(0, a.type))
-    return _convert(ctx, out, ctx.dtype(x))
+    lower = ctx.compare(ctx.iota(idx_t, nb), ctx.iota(idx_t, nb + 1), "GE")
+    out = hlo.select(lower, hlo.cholesky(a, lower=True), ctx.zeros(a.type))
+    return ctx.convert(out, ctx.dtype(x))

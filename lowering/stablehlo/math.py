@@ -10,11 +10,9 @@ floormod by zero gives x; an integer to a negative power is 0, except 1 ** n == 
 from __future__ import annotations
 
 import numpy as np
-from jax._src.lib.mlir import ir
-import jaxlib.mlir.dialects.chlo as chlo
-import jaxlib.mlir.dialects.stablehlo as hlo
 
 from ...ir import dtypes as D
+from ...runtime.jax_internals import chlo, hlo
 from .core import register_lowering
 
 UNARY = {
@@ -34,15 +32,6 @@ COMPARE = {"equal": "EQ", "not_equal": "NE", "less": "LT", "less_equal": "LE",
            "greater": "GT", "greater_equal": "GE"}
 
 
-def compare(ctx, x, y, direction: str):
-    """stablehlo.compare with the comparison type of the operands' element type."""
-    dt = ctx.dtype(x)
-    kind = "FLOAT" if dt.is_floating or dt.is_complex else (
-        "SIGNED" if dt.kind == "i" else "UNSIGNED")
-    return hlo.compare(x, y, hlo.ComparisonDirectionAttr.get(direction),
-                       compare_type=hlo.ComparisonTypeAttr.get(kind))
-
-
 def _declare_unary(name, fn):
     register_lowering(name)(lambda ctx, op, x: fn(x))
 
@@ -56,10 +45,8 @@ def _declare_binary(name, fn):
 
 def _declare_compare(name, direction):
     def rule(ctx, op, x, y):
-        t = ctx.result_type(op)
-        shape_t = ir.RankedTensorType.get(ir.RankedTensorType(t).shape,
-                                          ir.RankedTensorType(x.type).element_type)
-        return compare(ctx, ctx.broadcast(x, shape_t), ctx.broadcast(y, shape_t), direction)
+        t = ctx.result_type(op)   # (bool: the operands broadcast to its shape only)
+        return ctx.compare(ctx.broadcast(x, t), ctx.broadcast(y, t), direction)
     register_lowering(name)(rule)
 
 
@@ -83,11 +70,11 @@ def _pow(ctx, op, x, y):
     one, zero = ctx.splat(1, t), ctx.splat(0, t)
     result, base, e = one, x, y
     for _ in range(dt.size * 8 - 1):   # the bits of a non-negative (signed) exponent
-        odd = compare(ctx, hlo.and_(e, one), zero, "NE")
+        odd = ctx.compare(hlo.and_(e, one), zero, "NE")
         result = hlo.select(odd, hlo.multiply(result, base), result)
         base = hlo.multiply(base, base)
         e = hlo.shift_right_logical(e, one)
-    return hlo.select(compare(ctx, y, zero, "LT"), hlo.power(x, y), result)
+    return hlo.select(ctx.compare(y, zero, "LT"), hlo.power(x, y), result)
 
 
 @register_lowering("square")
@@ -116,7 +103,7 @@ def _softplus(ctx, op, x):
 
 @register_lowering("is_nan")
 def _is_nan(ctx, op, x):
-    return compare(ctx, x, x, "NE")
+    return ctx.compare(x, x, "NE")
 
 
 def _int_quotient_remainder(ctx, x, y, t):
@@ -124,12 +111,12 @@ def _int_quotient_remainder(ctx, x, y, t):
     with the divisor made safe before dividing: XLA's constant folder evaluates a division by
     a constant zero (or MIN / -1) on the host, where the CPU traps and the process dies."""
     dt = ctx.dtype(x)
-    trap = compare(ctx, y, ctx.splat(0, t), "EQ")
+    trap = ctx.compare(y, ctx.splat(0, t), "EQ")
     by_zero = trap
     if not dt.is_unsigned:
         lowest = ctx.splat(np.iinfo(dt.np).min, t)
-        trap = hlo.or_(trap, hlo.and_(compare(ctx, x, lowest, "EQ"),
-                                      compare(ctx, y, ctx.splat(-1, t), "EQ")))
+        trap = hlo.or_(trap, hlo.and_(ctx.compare(x, lowest, "EQ"),
+                                      ctx.compare(y, ctx.splat(-1, t), "EQ")))
     safe = hlo.select(trap, ctx.splat(1, t), y)
     all_bits = ctx.splat(np.iinfo(dt.np).max if dt.is_unsigned else -1, t)
     q = hlo.select(by_zero, all_bits, hlo.divide(x, safe))
@@ -157,8 +144,8 @@ def _floordiv(ctx, op, x, y):
     if ctx.dtype(x).is_unsigned:
         return q
     zero = ctx.splat(0, t)
-    adjust = hlo.and_(compare(ctx, rem, zero, "NE"),
-                      compare(ctx, compare(ctx, x, zero, "LT"), compare(ctx, y, zero, "LT"),
+    adjust = hlo.and_(ctx.compare(rem, zero, "NE"),
+                      ctx.compare(ctx.compare(x, zero, "LT"), ctx.compare(y, zero, "LT"),
                               "NE"))
     return hlo.select(adjust, hlo.subtract(q, ctx.splat(1, t)), q)
 
@@ -172,8 +159,8 @@ def _floormod(ctx, op, x, y):
     if ctx.dtype(x).is_unsigned:
         return rem
     zero = ctx.splat(0, t)
-    adjust = hlo.and_(compare(ctx, rem, zero, "NE"),
-                      compare(ctx, compare(ctx, rem, zero, "LT"), compare(ctx, y, zero, "LT"),
+    adjust = hlo.and_(ctx.compare(rem, zero, "NE"),
+                      ctx.compare(ctx.compare(rem, zero, "LT"), ctx.compare(y, zero, "LT"),
                               "NE"))
     return hlo.select(adjust, hlo.add(rem, y), rem)
 
@@ -181,9 +168,7 @@ def _floormod(ctx, op, x, y):
 @register_lowering("select")
 def _select(ctx, op, c, x, y):
     t = ctx.result_type(op)
-    shape = ir.RankedTensorType(t).shape
-    ct = ir.RankedTensorType.get(shape, ir.RankedTensorType(c.type).element_type)
-    return hlo.select(ctx.broadcast(c, ct), ctx.broadcast(x, t), ctx.broadcast(y, t))
+    return hlo.select(ctx.broadcast(c, t), ctx.broadcast(x, t), ctx.broadcast(y, t))
 
 
 @register_lowering("add_n")
@@ -195,11 +180,11 @@ def _add_n(ctx, op, *xs):
 
 
 @register_lowering("cast")
-def _cast(ctx, op, x):
+def _cast(ctx, op, x, *, dtype):
     t = ctx.result_type(op)
-    src, dst = ctx.dtype(x), op.python_attrs()["dtype"]
+    src, dst = ctx.dtype(x), dtype
     if dst.is_bool:
-        return compare(ctx, x, ctx.splat(0, x.type), "NE")
+        return ctx.compare(x, ctx.splat(0, x.type), "NE")
     if src.is_floating and dst.is_integer:
         return _float_to_int(ctx, x, dst, t)
     return hlo.convert(t, x)
@@ -212,11 +197,11 @@ def _float_to_int(ctx, x, dst, t):
     then wrap to the target width. XLA's convert alone would saturate instead."""
     wide = D.int64 if dst is D.int64 else D.int32
     if ctx.dtype(x) in (D.float16, D.bfloat16):
-        x = hlo.convert(ctx.tensor_type(D.float32, ctx.shape(x)), x)   # exact; holds 2**31
+        x = ctx.convert(x, D.float32)   # exact; holds 2**31
     wide_t = ctx.tensor_type(wide, ctx.shape(x))
     bound = 2.0 ** (8 * wide.size - 1)                 # exact in float32 and float64
-    in_range = hlo.and_(compare(ctx, x, ctx.splat(-bound, x.type), "GE"),
-                        compare(ctx, x, ctx.splat(bound, x.type), "LT"))
+    in_range = hlo.and_(ctx.compare(x, ctx.splat(-bound, x.type), "GE"),
+                        ctx.compare(x, ctx.splat(bound, x.type), "LT"))
     finite = hlo.is_finite(x)
     out_of_range = hlo.select(finite, ctx.splat(wide.min, wide_t), ctx.splat(0, wide_t))
     value = hlo.select(in_range, hlo.convert(wide_t, x), out_of_range)
@@ -237,6 +222,5 @@ register_lowering("conj")(lambda ctx, op, x: hlo.complex(hlo.real(x), hlo.negate
 
 @register_lowering("complex")
 def _complex(ctx, op, re, im):
-    shape = ir.RankedTensorType(ctx.result_type(op)).shape
-    part = ctx.tensor_type(ctx.dtype(re), shape)
-    return hlo.complex(ctx.broadcast(re, part), ctx.broadcast(im, part))
+    t = ctx.result_type(op)   # (complex: the parts broadcast to its shape only)
+    return hlo.complex(ctx.broadcast(re, t), ctx.broadcast(im, t))

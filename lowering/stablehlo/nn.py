@@ -25,95 +25,34 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from jax._src.lib.mlir import ir
-import jaxlib.mlir.dialects.chlo as chlo
-import jaxlib.mlir.dialects.stablehlo as hlo
 
-from ...ir import dtypes as D
 from ...ir.ops.nn import spatial_axes, window_geometry
+from ...runtime.jax_internals import chlo, hlo, ir
 from .core import register_lowering
-from .math import compare
 
-_HALF = (D.float16, D.bfloat16)
 _SELU_ALPHA = 1.6732632423543772848170429916717
 _SELU_SCALE = 1.0507009873554804934193349852946
 
 
 # --- helpers ------------------------------------------------------------------------------
-def _tensor_type(shape, like):
-    """A ranked tensor type of `shape` with the element type of the value or type `like`."""
-    t = like.type if isinstance(like, ir.Value) else like
-    return ir.RankedTensorType.get(list(shape), ir.RankedTensorType(t).element_type)
-
-
-def _wide(ctx, x):
-    """`x` in its compute type (float32 for half types) and a function rounding back once."""
-    dt = ctx.dtype(x)
-    if dt not in _HALF:
-        return x, lambda y: y
-    orig = x.type
-    wide = hlo.convert(ir.RankedTensorType.get(ctx.shape(x), ctx.elem_type(D.float32)), x)
-    return wide, lambda y: hlo.convert(_tensor_type(ctx.shape(y), orig), y)
-
-
-def _scalar(ctx, value, like):
-    """A rank-0 constant of `like`'s element type."""
-    return ctx.constant(np.asarray(value, dtype=ctx.dtype(like).np))
-
-
-def _full(ctx, value, like):
-    return ctx.splat(value, like.type)
-
-
-def _lowest(dt):
-    return np.iinfo(dt.np).min if dt.is_integer else -np.inf
-
-
-def _reduce(ctx, x, dims, init, combine):
-    """stablehlo.reduce of `x` over `dims` with the scalar `init` and a body built by
-    `combine(a, b)` (dims removed from the shape)."""
-    shape = ctx.shape(x)
-    out_t = _tensor_type([d for i, d in enumerate(shape) if i not in dims], x)
-    scalar_t = _tensor_type([], x)
-    red = hlo.ReduceOp([out_t], [x], [init], ir.DenseI64ArrayAttr.get(list(dims)))
-    block = red.body.blocks.append(scalar_t, scalar_t)
-    with ir.InsertionPoint(block):
-        hlo.return_([combine(*block.arguments)])
-    return red.result
-
-
 def _keep(ctx, reduced, full_shape, axis):
     """Broadcast a value reduced over `axis` back to `full_shape`."""
-    dims = [i for i in range(len(full_shape)) if i != axis]
-    return hlo.broadcast_in_dim(_tensor_type(full_shape, reduced), reduced,
-                                ir.DenseI64ArrayAttr.get(dims))
+    return ctx.spread(reduced, full_shape, [i for i in range(len(full_shape)) if i != axis])
 
 
 def _shifted(ctx, x, axis):
     """x minus its max along `axis` (exp never overflows) and log(sum(exp)) of that, the
     latter broadcast back to x's shape."""
     shape = ctx.shape(x)
-    m = _reduce(ctx, x, [axis], _scalar(ctx, -np.inf, x), hlo.maximum)
+    m = ctx.reduce(x, [axis], "max", init=-np.inf)
     s = hlo.subtract(x, _keep(ctx, m, shape, axis))
-    total = _reduce(ctx, hlo.exponential(s), [axis], _scalar(ctx, 0, x), hlo.add)
+    total = ctx.reduce(hlo.exponential(s), [axis], "add")
     return s, _keep(ctx, hlo.log(total), shape, axis)
-
-
-def _zeros(ctx, op):
-    return ctx.splat(0, ctx.result_type(op))
-
-
-def _empty(ty) -> bool:
-    return 0 in ir.RankedTensorType(ty).shape
 
 
 def _precision():
     p = hlo.PrecisionAttr.get("HIGHEST")
     return ir.ArrayAttr.get([p, p])
-
-
-def _pads_attr(pads):
-    return ir.DenseIntElementsAttr.get(np.asarray(pads, dtype=np.int64).reshape(-1, 2))
 
 
 def _geometry(sizes, ksize, strides, dilations, padding, explicit):
@@ -128,70 +67,67 @@ def _geometry(sizes, ksize, strides, dilations, padding, explicit):
 # --- activations --------------------------------------------------------------------------
 @register_lowering("relu")
 def _relu(ctx, op, x):
-    return hlo.maximum(x, _full(ctx, 0, x))
+    return hlo.maximum(x, ctx.zeros(x.type))
 
 
 @register_lowering("relu6")
 def _relu6(ctx, op, x):
-    return hlo.minimum(hlo.maximum(x, _full(ctx, 0, x)), _full(ctx, 6, x))
+    return hlo.minimum(hlo.maximum(x, ctx.zeros(x.type)), ctx.splat(6, x.type))
 
 
 def _positive(ctx, x):
-    return compare(ctx, x, _full(ctx, 0, x), "GT")
+    return ctx.compare(x, ctx.zeros(x.type), "GT")
 
 
 @register_lowering("leaky_relu")
-def _leaky_relu(ctx, op, features):
-    x, back = _wide(ctx, features)
-    alpha = _full(ctx, op.python_attrs()["alpha"], x)
-    return back(hlo.select(_positive(ctx, x), x, hlo.multiply(x, alpha)))
+def _leaky_relu(ctx, op, features, *, alpha):
+    x, back = ctx.widen(features)
+    return back(hlo.select(_positive(ctx, x), x, hlo.multiply(x, ctx.splat(alpha, x.type))))
 
 
 @register_lowering("elu")
 def _elu(ctx, op, features):
-    x, back = _wide(ctx, features)
+    x, back = ctx.widen(features)
     return back(hlo.select(_positive(ctx, x), x, hlo.exponential_minus_one(x)))
 
 
 @register_lowering("selu")
 def _selu(ctx, op, features):
-    x, back = _wide(ctx, features)
-    neg = hlo.multiply(_full(ctx, _SELU_ALPHA, x), hlo.exponential_minus_one(x))
+    x, back = ctx.widen(features)
+    neg = hlo.multiply(ctx.splat(_SELU_ALPHA, x.type), hlo.exponential_minus_one(x))
     y = hlo.select(_positive(ctx, x), x, neg)
-    return back(hlo.multiply(_full(ctx, _SELU_SCALE, x), y))
+    return back(hlo.multiply(ctx.splat(_SELU_SCALE, x.type), y))
 
 
 @register_lowering("gelu")
-def _gelu(ctx, op, features):
-    x, back = _wide(ctx, features)
-    if op.python_attrs()["approximate"]:
+def _gelu(ctx, op, features, *, approximate):
+    x, back = ctx.widen(features)
+    if approximate:
         cube = hlo.multiply(hlo.multiply(x, x), x)
-        z = hlo.multiply(_full(ctx, 0.7978845608028654, x),
-                         hlo.add(x, hlo.multiply(_full(ctx, 0.044715, x), cube)))
+        z = hlo.multiply(ctx.splat(0.7978845608028654, x.type),
+                         hlo.add(x, hlo.multiply(ctx.splat(0.044715, x.type), cube)))
         # 1 + tanh(z) = 2 / (1 + exp(-2z)): no cancellation where tanh(z) is near -1
-        denom = hlo.add(_full(ctx, 1, x), hlo.exponential(hlo.multiply(_full(ctx, -2, x), z)))
+        denom = hlo.add(ctx.splat(1, x.type), hlo.exponential(hlo.multiply(ctx.splat(-2, x.type), z)))
         return back(hlo.divide(x, denom))
-    half_x = hlo.multiply(_full(ctx, 0.5, x), x)
+    half_x = hlo.multiply(ctx.splat(0.5, x.type), x)
     return back(hlo.multiply(half_x, chlo.erfc(hlo.multiply(
-        x, _full(ctx, -0.7071067811865476, x)))))
+        x, ctx.splat(-0.7071067811865476, x.type)))))
 
 
 @register_lowering("softmax")
-def _softmax(ctx, op, logits):
-    if _empty(logits.type):
+def _softmax(ctx, op, logits, *, axis):
+    if ctx.is_empty(logits):
         return logits
-    axis = op.python_attrs()["axis"] % len(ctx.shape(logits))
-    x, back = _wide(ctx, logits)
+    x, back = ctx.widen(logits)
     s, lse = _shifted(ctx, x, axis)
     return back(hlo.exponential(hlo.subtract(s, lse)))
 
 
 @register_lowering("log_softmax")
-def _log_softmax(ctx, op, logits):
-    if _empty(logits.type):
+def _log_softmax(ctx, op, logits, *, axis):
+    if ctx.is_empty(logits):
         return logits
-    axis = op.python_attrs()["axis"] % len(ctx.shape(logits))
-    x, back = _wide(ctx, logits)
+    x, back = ctx.widen(logits)
     s, lse = _shifted(ctx, x, axis)
     return back(hlo.subtract(s, lse))
 
@@ -199,61 +135,50 @@ def _log_softmax(ctx, op, logits):
 # --- losses -------------------------------------------------------------------------------
 @register_lowering("sparse_softmax_cross_entropy_with_logits")
 def _sparse_xent(ctx, op, logits, labels):
-    if _empty(logits.type):
-        return _zeros(ctx, op)
+    if ctx.is_empty(logits):
+        return ctx.zeros(ctx.result_type(op))
     shape = ctx.shape(logits)
     last = len(shape) - 1
-    x, back = _wide(ctx, logits)
+    x, back = ctx.widen(logits)
     s, lse = _shifted(ctx, x, last)
     # the label's logit via a one-hot mask: no gather, and out-of-range labels pick nothing
-    lab_t = _tensor_type(shape, labels)
-    classes = hlo.iota(lab_t, ir.IntegerAttr.get(ir.IntegerType.get_signless(64), last))
-    lab = hlo.broadcast_in_dim(lab_t, labels, ir.DenseI64ArrayAttr.get(list(range(last))))
-    hit = compare(ctx, classes, lab, "EQ")
-    picked = _reduce(ctx, hlo.select(hit, s, _full(ctx, 0, s)), [last], _scalar(ctx, 0, s),
-                     hlo.add)
-    lse1 = hlo.slice(lse, ir.DenseI64ArrayAttr.get([0] * len(shape)),
-                     ir.DenseI64ArrayAttr.get(shape[:-1] + [1]),
-                     ir.DenseI64ArrayAttr.get([1] * len(shape)))
-    loss = hlo.subtract(hlo.reshape(_tensor_type(shape[:-1], lse1), lse1), picked)
+    classes = ctx.iota(ctx.like(labels, shape), last)
+    lab = ctx.spread(labels, shape, range(last))
+    hit = ctx.compare(classes, lab, "EQ")
+    picked = ctx.reduce(hlo.select(hit, s, ctx.zeros(s.type)), [last], "add")
+    lse1 = ctx.slice(lse, [0] * len(shape), shape[:-1] + [1])
+    loss = hlo.subtract(ctx.reshape(lse1, shape[:-1]), picked)
     # XLA cannot raise on values: rows with a label outside [0, n) become NaN, as in TF's XLA
-    in_range = hlo.and_(compare(ctx, labels, _full(ctx, 0, labels), "GE"),
-                        compare(ctx, labels, _full(ctx, shape[-1], labels), "LT"))
-    loss = hlo.select(in_range, loss, _full(ctx, np.nan, loss))
+    in_range = hlo.and_(ctx.compare(labels, ctx.splat(0, labels.type), "GE"),
+                        ctx.compare(labels, ctx.splat(shape[-1], labels.type), "LT"))
+    loss = hlo.select(in_range, loss, ctx.splat(np.nan, loss.type))
     return back(loss)
 
 
 @register_lowering("softmax_cross_entropy_with_logits")
-def _softmax_xent(ctx, op, logits, labels):
-    rank = max(len(ctx.shape(logits)), len(ctx.shape(labels)))
-    axis = op.python_attrs()["axis"] % rank
-    z, back = _wide(ctx, logits)
-    p, _ = _wide(ctx, labels)
+def _softmax_xent(ctx, op, logits, labels, *, axis):
+    z, back = ctx.widen(logits)
+    p, _ = ctx.widen(labels)
     shape = list(np.broadcast_shapes(tuple(ctx.shape(z)), tuple(ctx.shape(p))))
     if 0 in shape:
-        return _zeros(ctx, op)
-    z = ctx.broadcast(z, _tensor_type(shape, z))
-    p = ctx.broadcast(p, _tensor_type(shape, p))
+        return ctx.zeros(ctx.result_type(op))
+    z = ctx.broadcast(z, ctx.like(z, shape))
+    p = ctx.broadcast(p, ctx.like(p, shape))
     s, lse = _shifted(ctx, z, axis)
-    terms = hlo.multiply(p, hlo.subtract(lse, s))
-    return back(_reduce(ctx, terms, [axis], _scalar(ctx, 0, terms), hlo.add))
+    return back(ctx.reduce(hlo.multiply(p, hlo.subtract(lse, s)), [axis], "add"))
 
 
 @register_lowering("l2_loss")
 def _l2_loss(ctx, op, t):
-    x, back = _wide(ctx, t)
-    total = _reduce(ctx, hlo.multiply(x, x), list(range(len(ctx.shape(x)))),
-                    _scalar(ctx, 0, x), hlo.add)
-    return back(hlo.divide(total, _scalar(ctx, 2, x)))
+    x, back = ctx.widen(t)
+    total = ctx.reduce(hlo.multiply(x, x), range(ctx.rank(x)), "add")
+    return back(hlo.divide(total, ctx.scalar(2, x)))
 
 
 @register_lowering("bias_add")
-def _bias_add(ctx, op, value, bias):
-    t = value.type
-    rank = len(ctx.shape(value))
-    axis = 1 if op.python_attrs()["data_format"] == "NCHW" else rank - 1
-    b = hlo.broadcast_in_dim(t, bias, ir.DenseI64ArrayAttr.get([axis]))
-    return hlo.add(value, b)
+def _bias_add(ctx, op, value, bias, *, data_format):
+    axis = 1 if data_format == "NCHW" else ctx.rank(value) - 1
+    return hlo.add(value, ctx.spread(bias, ctx.shape(value), [axis]))
 
 
 # --- convolution --------------------------------------------------------------------------
@@ -275,15 +200,11 @@ def _as_4d(ctx, x):
     shape = ctx.shape(x)
     if len(shape) == 4:
         return x
-    return hlo.reshape(_tensor_type([math.prod(shape[:-3])] + shape[-3:], x), x)
+    return ctx.reshape(x, [math.prod(shape[:-3])] + shape[-3:])
 
 
-def _i64s(values):
-    return ir.DenseI64ArrayAttr.get([int(v) for v in values])
-
-
-def _transpose(x, perm):
-    return hlo.transpose(x, _i64s(perm)) if list(perm) != sorted(perm) else x
+def _transpose(ctx, x, perm):
+    return hlo.transpose(x, ctx.i64s(perm)) if list(perm) != sorted(perm) else x
 
 
 def _conv(ctx, x, f, *, groups, fmt, out_shape, pads, strides, dilations, lhs_dilation=(1, 1),
@@ -293,11 +214,11 @@ def _conv(ctx, x, f, *, groups, fmt, out_shape, pads, strides, dilations, lhs_di
     if ctx.dtype(x).is_integer:
         return _int_conv(ctx, x, f, groups, fmt, out_shape, pads, strides, dilations,
                          lhs_dilation, kernel_io)
-    xw, back = _wide(ctx, x)
-    fw, _ = _wide(ctx, f)
+    xw, back = ctx.widen(x)
+    fw, _ = ctx.widen(f)
     y = hlo.convolution(
-        _tensor_type(out_shape, xw), xw, fw, _conv_dims(fmt, *kernel_io), groups, 1,
-        window_strides=list(strides), padding=_pads_attr(pads), lhs_dilation=list(lhs_dilation),
+        ctx.like(xw, out_shape), xw, fw, _conv_dims(fmt, *kernel_io), groups, 1,
+        window_strides=list(strides), padding=ctx.pads(pads), lhs_dilation=list(lhs_dilation),
         rhs_dilation=list(dilations), precision_config=_precision())
     return back(y)
 
@@ -308,11 +229,11 @@ def _int_conv(ctx, x, f, groups, fmt, out_shape, pads, strides, dilations, lhs_d
     tap each (integer dot_general): XLA:GPU has no integer convolution, and this keeps the
     int32 wrap-around the kernel has on every backend."""
     to_nhwc, from_nhwc = ((0, 2, 3, 1), (0, 3, 1, 2)) if fmt == "NCHW" else ((0, 1, 2, 3),) * 2
-    x = _transpose(x, to_nhwc)
+    x = _transpose(ctx, x, to_nhwc)
     n, ho, wo, cout = [out_shape[i] for i in to_nhwc]
-    f = _transpose(f, (0, 1) + tuple(kernel_io))     # -> [kh, kw, in/groups, out]
+    f = _transpose(ctx, f, (0, 1) + tuple(kernel_io))     # -> [kh, kw, in/groups, out]
     kh, kw, fin, _ = ctx.shape(f)
-    x = hlo.pad(x, _scalar(ctx, 0, x), [0, pads[0][0], pads[1][0], 0],
+    x = hlo.pad(x, ctx.scalar(0, x), [0, pads[0][0], pads[1][0], 0],
                 [0, pads[0][1], pads[1][1], 0], [0, lhs_dilation[0] - 1, lhs_dilation[1] - 1, 0])
     cin = ctx.shape(x)[3]
     per = cout // groups
@@ -320,24 +241,22 @@ def _int_conv(ctx, x, f, groups, fmt, out_shape, pads, strides, dilations, lhs_d
     for i in range(kh):
         for j in range(kw):
             r0, c0 = i * dilations[0], j * dilations[1]
-            patch = hlo.slice(x, _i64s([0, r0, c0, 0]),
-                              _i64s([n, r0 + (ho - 1) * strides[0] + 1,
-                                     c0 + (wo - 1) * strides[1] + 1, cin]),
-                              _i64s([1, strides[0], strides[1], 1]))
-            tap = hlo.slice(f, _i64s([i, j, 0, 0]), _i64s([i + 1, j + 1, fin, cout]),
-                            _i64s([1, 1, 1, 1]))
+            patch = ctx.slice(x, [0, r0, c0, 0],
+                              [n, r0 + (ho - 1) * strides[0] + 1, c0 + (wo - 1) * strides[1] + 1,
+                               cin], [1, strides[0], strides[1], 1])
+            tap = ctx.slice(f, [i, j, 0, 0], [i + 1, j + 1, fin, cout])
             # group g's input channels g*fin.. feed its output channels g*per..
-            patch = hlo.reshape(_tensor_type([n, ho, wo, groups, fin], x), patch)
-            tap = hlo.reshape(_tensor_type([fin, groups, per], f), tap)
+            patch = ctx.reshape(patch, [n, ho, wo, groups, fin])
+            tap = ctx.reshape(tap, [fin, groups, per])
             y = hlo.dot_general(
-                _tensor_type([groups, n, ho, wo, per], x), patch, tap,
+                ctx.like(x, [groups, n, ho, wo, per]), patch, tap,
                 hlo.DotDimensionNumbers.get(lhs_batching_dimensions=[3],
                                             rhs_batching_dimensions=[1],
                                             lhs_contracting_dimensions=[4],
                                             rhs_contracting_dimensions=[0]))
             total = y if total is None else hlo.add(total, y)
-    y = hlo.reshape(_tensor_type([n, ho, wo, cout], x), _transpose(total, (1, 2, 3, 0, 4)))
-    return _transpose(y, from_nhwc)
+    y = ctx.reshape(_transpose(ctx, total, (1, 2, 3, 0, 4)), [n, ho, wo, cout])
+    return _transpose(ctx, y, from_nhwc)
 
 
 def _spatial_sizes(shape, data_format):
@@ -346,11 +265,10 @@ def _spatial_sizes(shape, data_format):
 
 
 @register_lowering("conv2d")
-def _conv2d(ctx, op, x, f):
+def _conv2d(ctx, op, x, f, **a):
     out_t = ctx.result_type(op)
-    if _empty(out_t):
-        return _zeros(ctx, op)
-    a = op.python_attrs()
+    if ctx.is_empty(out_t):
+        return ctx.zeros(ctx.result_type(op))
     fmt = a["data_format"]
     kh, kw, fin, _ = ctx.shape(f)
     x4 = _as_4d(ctx, x)
@@ -365,15 +283,14 @@ def _conv2d(ctx, op, x, f):
 
 
 @register_lowering("depthwise_conv2d")
-def _depthwise_conv2d(ctx, op, x, f):
+def _depthwise_conv2d(ctx, op, x, f, **a):
     out_t = ctx.result_type(op)
-    if _empty(out_t):
-        return _zeros(ctx, op)
-    a = op.python_attrs()
+    if ctx.is_empty(out_t):
+        return ctx.zeros(ctx.result_type(op))
     fmt = a["data_format"]
     kh, kw, c, mult = ctx.shape(f)
     # one group per input channel: filters [kh, kw, 1, c * mult], output channel c*mult + m
-    f1 = hlo.reshape(_tensor_type([kh, kw, 1, c * mult], f), f)
+    f1 = ctx.reshape(f, [kh, kw, 1, c * mult])
     pads = _geometry(_spatial_sizes(ctx.shape(x), fmt), (kh, kw), a["strides"],
                      a["dilations"], a["padding"], a["explicit_paddings"])
     return _conv(ctx, x, f1, groups=c, fmt=fmt, out_shape=ir.RankedTensorType(out_t).shape,
@@ -381,11 +298,10 @@ def _depthwise_conv2d(ctx, op, x, f):
 
 
 @register_lowering("conv2d_transpose")
-def _conv2d_transpose(ctx, op, x, f):
+def _conv2d_transpose(ctx, op, x, f, **a):
     out_t = ctx.result_type(op)
-    if _empty(out_t) or _empty(x.type):
-        return _zeros(ctx, op)
-    a = op.python_attrs()
+    if ctx.is_empty(out_t) or ctx.is_empty(x):
+        return ctx.zeros(ctx.result_type(op))
     fmt = a["data_format"]
     kh, kw, _, _ = ctx.shape(f)
     out_shape = list(ir.RankedTensorType(out_t).shape)
@@ -407,18 +323,17 @@ def _conv2d_transpose(ctx, op, x, f):
         low[ax] = eff - 1 - before
         high[ax] = big_n + eff - 1 - ((n - 1) * s + 1) - low[ax]
         interior[ax] = s - 1
-    xp = hlo.pad(x, _scalar(ctx, 0, x), _i64s(low), _i64s(high), _i64s(interior))
-    flipped = hlo.reverse(f, _i64s([0, 1]))
+    xp = hlo.pad(x, ctx.scalar(0, x), ctx.i64s(low), ctx.i64s(high), ctx.i64s(interior))
+    flipped = hlo.reverse(f, ctx.i64s([0, 1]))
     return _conv(ctx, xp, flipped, groups=1, fmt=fmt, out_shape=out_shape,
                  pads=[(0, 0), (0, 0)], strides=(1, 1), dilations=a["dilations"],
                  kernel_io=(3, 2))
 
 
 # --- pooling ------------------------------------------------------------------------------
-def _pool_windows(ctx, x, op):
+def _pool_windows(ctx, x, a):
     """Spatial axes, window dims, strides and per-axis (before, after) pads of a pooling op
-    (batch and channel axes get a window of 1)."""
-    a = op.python_attrs()
+    with attributes `a` (batch and channel axes get a window of 1)."""
     shape = ctx.shape(x)
     sp, _ = spatial_axes(a["data_format"], len(shape))
     n = len(sp)
@@ -430,58 +345,42 @@ def _pool_windows(ctx, x, op):
     return sp, dims, strides, full_pads
 
 
-def _reduce_window(ctx, x, out_shape, init, combine, dims, strides, pads=None):
-    scalar_t = _tensor_type([], x)
-    rw = hlo.ReduceWindowOp([_tensor_type(out_shape, x)], [x], [init],
-                            ir.DenseI64ArrayAttr.get(dims),
-                            window_strides=ir.DenseI64ArrayAttr.get(strides),
-                            padding=None if pads is None else _pads_attr(pads))
-    block = rw.body.blocks.append(scalar_t, scalar_t)
-    with ir.InsertionPoint(block):
-        hlo.return_([combine(*block.arguments)])
-    return rw.result
-
-
 def _fmax(ctx):
     """max that skips NaN (np.fmax): NaN only when both are NaN."""
     def combine(a, b):
-        return hlo.select(compare(ctx, a, a, "NE"), b,
-                          hlo.select(compare(ctx, b, b, "NE"), a, hlo.maximum(a, b)))
+        return hlo.select(ctx.compare(a, a, "NE"), b,
+                          hlo.select(ctx.compare(b, b, "NE"), a, hlo.maximum(a, b)))
     return combine
 
 
 @register_lowering("max_pool")
-def _max_pool(ctx, op, x):
+def _max_pool(ctx, op, x, **a):
     out_t = ctx.result_type(op)
-    if _empty(out_t):
-        return _zeros(ctx, op)
-    _, dims, strides, pads = _pool_windows(ctx, x, op)
-    dt = ctx.dtype(x)
+    if ctx.is_empty(out_t):
+        return ctx.zeros(ctx.result_type(op))
+    _, dims, strides, pads = _pool_windows(ctx, x, a)
     out_shape = ir.RankedTensorType(out_t).shape
-    if dt.is_integer:
-        return _reduce_window(ctx, x, out_shape, _scalar(ctx, _lowest(dt), x), hlo.maximum,
-                              dims, strides, pads)
+    if ctx.dtype(x).is_integer:
+        return ctx.reduce_window(x, out_shape, "max", dims, strides, pads)
     # Pad with -inf explicitly and reduce with NaN as the identity of fmax, so the result is
     # exactly the kernel's fmax fold over the -inf-padded window.
     if any(p != (0, 0) for p in pads):
-        x = hlo.pad(x, _scalar(ctx, -np.inf, x), [p[0] for p in pads], [p[1] for p in pads],
+        x = hlo.pad(x, ctx.scalar(-np.inf, x), [p[0] for p in pads], [p[1] for p in pads],
                     [0] * len(pads))
-    return _reduce_window(ctx, x, out_shape, _scalar(ctx, np.nan, x), _fmax(ctx), dims,
-                          strides)
+    return ctx.reduce_window(x, out_shape, "max", dims, strides, init=np.nan,
+                             combine=_fmax(ctx))
 
 
 @register_lowering("avg_pool")
-def _avg_pool(ctx, op, x):
+def _avg_pool(ctx, op, x, **a):
     out_t = ctx.result_type(op)
-    if _empty(out_t):
-        return _zeros(ctx, op)
-    a = op.python_attrs()
-    sp, dims, strides, pads = _pool_windows(ctx, x, op)
+    if ctx.is_empty(out_t):
+        return ctx.zeros(ctx.result_type(op))
+    sp, dims, strides, pads = _pool_windows(ctx, x, a)
     shape = ctx.shape(x)
     out_shape = list(ir.RankedTensorType(out_t).shape)
-    xw, back = _wide(ctx, x)
-    total = _reduce_window(ctx, xw, out_shape, _scalar(ctx, 0, xw), hlo.add, dims, strides,
-                           pads)
+    xw, back = ctx.widen(x)
+    total = ctx.reduce_window(xw, out_shape, "add", dims, strides, pads)
     # Elements inside the input per window: separable, one 1-D count per spatial dim.
     counts = np.ones([out_shape[ax] for ax in sp], dtype=ctx.dtype(xw).np)
     for i, (ax, k, s) in enumerate(zip(sp, a["ksize"], a["strides"])):
@@ -490,7 +389,5 @@ def _avg_pool(ctx, op, x):
         view = [1] * len(sp)
         view[i] = out_shape[ax]
         counts = counts * c.reshape(view)
-    count_t = _tensor_type(out_shape, xw)
-    divisor = hlo.broadcast_in_dim(count_t, ctx.constant(counts.astype(ctx.dtype(xw).np)),
-                                   ir.DenseI64ArrayAttr.get(list(sp)))
+    divisor = ctx.spread(ctx.constant(counts.astype(ctx.dtype(xw).np)), out_shape, sp)
     return back(hlo.divide(total, divisor))

@@ -6,8 +6,7 @@ consumers built on an older StableHLO (IREE, older jaxlibs) load it too.
 """
 from __future__ import annotations
 
-import jaxlib.mlir.dialects.stablehlo as hlo
-from jax._src.interpreters import mlir as jmlir
+from ...runtime.jax_internals import hlo, make_ir_context
 
 
 def target_version() -> str:
@@ -23,6 +22,6 @@ def serialize(module) -> bytes:
 def deserialize(data: bytes):
     """A jaxlib `ir.Module` (StableHLO) from a portable artifact; ValueError if malformed."""
     try:
-        return hlo.deserialize_portable_artifact(jmlir.make_ir_context(), data)
+        return hlo.deserialize_portable_artifact(make_ir_context(), data)
     except Exception as e:   # MLIR reports a bad artifact as a generic error
         raise ValueError(f"not a StableHLO portable artifact: {e}") from None

@@ -19,15 +19,13 @@ lowering returns minval everywhere (documented and tested).
 from __future__ import annotations
 
 import numpy as np
-from jax._src.lib.mlir import ir
-import jaxlib.mlir.dialects.stablehlo as hlo
 
 from ...ir import dtypes as D
 from ...ir.dialect import from_xdsl_type
 from ...ir.errors import UnimplementedError
+from ...runtime.jax_internals import hlo, ir
 from ...runtime.kernels import random as kernels
 from .core import _where, register_host_input, register_lowering
-from .math import compare
 
 _signless = ir.IntegerType.get_signless
 # Threefry-2x32 constants and the seed fold, as runtime/kernels/random.py defines them
@@ -47,29 +45,12 @@ def _vec(shape, elem):
 def _const(ctx, value, np_dtype, shape=()):
     """A constant of a NumPy scalar type (uint32 etc. are not flowjit dtypes), splatted."""
     c = ctx.constant(np.asarray(value, dtype=np_dtype))
-    if not shape:
-        return c
-    ty = _vec(shape, ir.RankedTensorType(c.type).element_type)
-    return hlo.broadcast_in_dim(ty, c, ir.DenseI64ArrayAttr.get([]))
+    return ctx.spread(c, shape, ()) if shape else c
 
 
-def _shape(v):
-    return list(ir.RankedTensorType(v.type).shape)
-
-
-def _slice(v, start, limit, stride=1):
-    return hlo.slice(v, ir.DenseI64ArrayAttr.get([start]), ir.DenseI64ArrayAttr.get([limit]),
-                     ir.DenseI64ArrayAttr.get([stride]))
-
-
-def _spread(scalar, shape):
-    """A rank-0 value broadcast to `shape`."""
-    ty = _vec(shape, ir.RankedTensorType(scalar.type).element_type)
-    return hlo.broadcast_in_dim(ty, scalar, ir.DenseI64ArrayAttr.get([]))
-
-
-def _scalar_of(v):
-    return hlo.reshape(_vec([], ir.RankedTensorType(v.type).element_type), v)
+def _scalar_of(ctx, v):
+    """The one element of a [1] vector as a rank-0 value."""
+    return ctx.reshape(v, [])
 
 
 # --- Threefry-2x32 ------------------------------------------------------------------------
@@ -83,14 +64,14 @@ def _seed_key(ctx, seed):
     hi = hlo.convert(_vec([2], u32), hlo.shift_right_logical(bits, _const(ctx, 32, np.uint64,
                                                                           [2])))
     folded = hlo.xor(lo, hlo.multiply(hi, _const(ctx, _GOLDEN, np.uint32, [2])))
-    return _scalar_of(_slice(folded, 0, 1)), _scalar_of(_slice(folded, 1, 2))
+    return _scalar_of(ctx, ctx.slice(folded, [0], [1])), _scalar_of(ctx, ctx.slice(folded, [1], [2]))
 
 
 def _threefry(ctx, k0, k1, x0, x1):
     """Threefry-2x32, 20 rounds, on uint32 vectors x0, x1 with scalar uint32 key words."""
-    shape = _shape(x0)
+    shape = ctx.shape(x0)
     ks2 = hlo.xor(hlo.xor(k0, k1), _const(ctx, _PARITY, np.uint32))
-    ks = [_spread(k, shape) for k in (k0, k1, ks2)]
+    ks = [ctx.spread(k, shape, ()) for k in (k0, k1, ks2)]
     rot = {r: (_const(ctx, r, np.uint32, shape), _const(ctx, 32 - r, np.uint32, shape))
            for group in _ROTATIONS for r in group}
     x0 = hlo.add(x0, ks[0])
@@ -113,46 +94,45 @@ def _words(ctx, seed, n: int):
     u32 = _unsigned(32)
     k0, k1 = _seed_key(ctx, seed)
     blocks = (n + 1) // 2
-    dim0 = ir.IntegerAttr.get(_signless(64), 0)
     if blocks <= 1 << 32:
-        lo = hlo.iota(_vec([blocks], u32), dim0)
+        lo = ctx.iota(_vec([blocks], u32), 0)
         hi = _const(ctx, 0, np.uint32, [blocks])
     else:
-        lo, hi = _split64(ctx, hlo.iota(_vec([blocks], _unsigned(64)), dim0))
+        lo, hi = _split64(ctx, ctx.iota(_vec([blocks], _unsigned(64)), 0))
     return _hash_blocks(ctx, k0, k1, lo, hi, n)
 
 
 def _split64(ctx, idx):
     """(lo32, hi32) of a uint64 vector."""
-    t = _vec(_shape(idx), _unsigned(32))
-    mask = _const(ctx, 0xFFFFFFFF, np.uint64, _shape(idx))
+    t = _vec(ctx.shape(idx), _unsigned(32))
+    mask = _const(ctx, 0xFFFFFFFF, np.uint64, ctx.shape(idx))
     return (hlo.convert(t, hlo.and_(idx, mask)),
             hlo.convert(t, hlo.shift_right_logical(idx, _const(ctx, 32, np.uint64,
-                                                               _shape(idx)))))
+                                                               ctx.shape(idx)))))
 
 
 def _hash_blocks(ctx, k0, k1, lo, hi, n: int):
     """The first `n` words of the blocks whose counters are (lo, hi): outputs interleaved."""
     u32 = _unsigned(32)
-    blocks = _shape(lo)[0]
+    blocks = ctx.shape(lo)[0]
     y0, y1 = _threefry(ctx, k0, k1, lo, hi)
     col = _vec([blocks, 1], u32)
     pairs = hlo.concatenate([hlo.reshape(col, y0), hlo.reshape(col, y1)], 1)
     flat = hlo.reshape(_vec([2 * blocks], u32), pairs)
-    return flat if 2 * blocks == n else _slice(flat, 0, n)
+    return flat if 2 * blocks == n else ctx.slice(flat, [0], [n])
 
 
 def _claimed_words(ctx, claim, n: int, stream: int):
     """`n` words of a stateful stream from its host input (key0, key1, lo32, hi32 of the
     first block), as the kernels' `words(key, n, offset, stream)`."""
     u64 = _unsigned(64)
-    k0, k1, off_lo, off_hi = (_scalar_of(_slice(claim, i, i + 1)) for i in range(4))
+    k0, k1, off_lo, off_hi = (_scalar_of(ctx, ctx.slice(claim, [i], [i + 1])) for i in range(4))
     offset = hlo.or_(hlo.shift_left(hlo.convert(_vec([], u64), off_hi),
                                     _const(ctx, 32, np.uint64)),
                      hlo.convert(_vec([], u64), off_lo))
     blocks = (n + 1) // 2
-    idx = hlo.add(hlo.iota(_vec([blocks], u64), ir.IntegerAttr.get(_signless(64), 0)),
-                  _spread(offset, [blocks]))
+    idx = hlo.add(ctx.iota(_vec([blocks], u64), 0),
+                  ctx.spread(offset, [blocks], ()))
     lo, hi = _split64(ctx, idx)
     hi = hlo.xor(hi, _const(ctx, stream, np.uint32, [blocks]))
     return _hash_blocks(ctx, k0, k1, lo, hi, n)
@@ -160,16 +140,16 @@ def _claimed_words(ctx, claim, n: int, stream: int):
 
 def _even_odd(ctx, w):
     """(w[0::2], w[1::2]) of a word vector of even length."""
-    n = _shape(w)[0]
-    return _slice(w, 0, n, 2), _slice(w, 1, n, 2)
+    n = ctx.shape(w)[0]
+    return ctx.slice(w, [0], [n], [2]), ctx.slice(w, [1], [n], [2])
 
 
 def _bits64(ctx, w):
     """uint64 values from (high, low) word pairs."""
     hi, lo = _even_odd(ctx, w)
-    t = _vec(_shape(hi), _unsigned(64))
+    t = _vec(ctx.shape(hi), _unsigned(64))
     hi, lo = hlo.convert(t, hi), hlo.convert(t, lo)
-    return hlo.or_(hlo.shift_left(hi, _const(ctx, 32, np.uint64, _shape(hi))), lo)
+    return hlo.or_(hlo.shift_left(hi, _const(ctx, 32, np.uint64, ctx.shape(hi))), lo)
 
 
 # --- words -> values ----------------------------------------------------------------------
@@ -182,13 +162,13 @@ def _uniform01(ctx, w, dt):
     """[0, 1) values of dtype `dt` from the top mantissa bits (two words per float64)."""
     if dt is D.float64:
         bits = hlo.shift_right_logical(_bits64(ctx, w), _const(ctx, 12, np.uint64,
-                                                               [_shape(w)[0] // 2]))
-        n = _shape(bits)
+                                                               [ctx.shape(w)[0] // 2]))
+        n = ctx.shape(bits)
         bits = hlo.or_(bits, _const(ctx, 0x3FF0000000000000, np.uint64, n))
         f = hlo.bitcast_convert(ctx.tensor_type(D.float64, n), bits)
         return hlo.subtract(f, ctx.splat(1, f.type))
     width, keep, one = _MANTISSA[dt]
-    n = _shape(w)
+    n = ctx.shape(w)
     ut = {16: np.uint16, 32: np.uint32}[width]
     top = hlo.shift_right_logical(w, _const(ctx, 32 - keep, np.uint32, n))
     if width != 32:
@@ -213,7 +193,7 @@ def _normal(ctx, w, dt):
     one = ctx.splat(1, u1.type)
     r = hlo.sqrt(hlo.multiply(ctx.splat(-2, u1.type), hlo.log(hlo.subtract(one, u1))))
     z = hlo.multiply(r, hlo.cosine(hlo.multiply(ctx.splat(2 * np.pi, u2.type), u2)))
-    return z if ct is dt else hlo.convert(ctx.tensor_type(dt, _shape(z)), z)
+    return z if ct is dt else hlo.convert(ctx.tensor_type(dt, ctx.shape(z)), z)
 
 
 # Giles' single-precision erfinv (central branch), as the kernel writes it
@@ -235,7 +215,7 @@ def _truncated_normal(ctx, w, dt):
         p = hlo.add(c(coef), hlo.multiply(p, t))
     z = hlo.multiply(c(np.sqrt(2)), hlo.multiply(p, x))
     z = hlo.clamp(ctx.constant(np.asarray(-2, ct.np)), z, ctx.constant(np.asarray(2, ct.np)))
-    return z if ct is dt else hlo.convert(ctx.tensor_type(dt, _shape(z)), z)
+    return z if ct is dt else hlo.convert(ctx.tensor_type(dt, ctx.shape(z)), z)
 
 
 def _uint_bits(ctx, w, dt):
@@ -244,7 +224,7 @@ def _uint_bits(ctx, w, dt):
 
 def _full_int(ctx, w, dt):
     bits = _uint_bits(ctx, w, dt)
-    return hlo.bitcast_convert(ctx.tensor_type(dt, _shape(bits)), bits)
+    return hlo.bitcast_convert(ctx.tensor_type(dt, ctx.shape(bits)), bits)
 
 
 # kind -> (words per value of the result dtype, words -> flat values)
@@ -260,13 +240,12 @@ _DISTRIBUTIONS = {
 def _declare_stateless(name):
     per, make = _DISTRIBUTIONS[name]
 
-    def rule(ctx, op, seed):
+    def rule(ctx, op, seed, *, dtype):
         out_t = ctx.result_type(op)
-        if 0 in ir.RankedTensorType(out_t).shape:
-            return ctx.splat(0, out_t)
-        dt = op.python_attrs()["dtype"]
+        if ctx.is_empty(out_t):
+            return ctx.zeros(out_t)
         n = int(np.prod(ir.RankedTensorType(out_t).shape, dtype=np.int64))
-        return hlo.reshape(out_t, make(ctx, _words(ctx, seed, n * per(dt)), dt))
+        return hlo.reshape(out_t, make(ctx, _words(ctx, seed, n * per(dtype)), dtype))
     register_lowering(name)(rule)
 
 
@@ -281,18 +260,18 @@ def _uniform_int(ctx, out_t, w, minval, maxval):
     ut = ir.RankedTensorType(bits.type).element_type
     lo = hlo.bitcast_convert(_vec([], ut), minval)
     span = hlo.subtract(hlo.bitcast_convert(_vec([], ut), maxval), lo)
-    n_vals = _shape(bits)
-    vals = hlo.add(hlo.remainder(bits, _spread(span, n_vals)), _spread(lo, n_vals))
+    n_vals = ctx.shape(bits)
+    vals = hlo.add(hlo.remainder(bits, ctx.spread(span, n_vals, ())), ctx.spread(lo, n_vals, ()))
     vals = hlo.bitcast_convert(_vec(n_vals, ctx.elem_type(ctx.dtype(minval))), vals)
-    ok = _spread(compare(ctx, minval, maxval, "LT"), n_vals)
-    return hlo.reshape(out_t, hlo.select(ok, vals, _spread(minval, n_vals)))
+    ok = ctx.spread(ctx.compare(minval, maxval, "LT"), n_vals, ())
+    return hlo.reshape(out_t, hlo.select(ok, vals, ctx.spread(minval, n_vals, ())))
 
 
 @register_lowering("stateless_random_uniform_int")
 def _stateless_uniform_int(ctx, op, seed, minval, maxval):
     out_t = ctx.result_type(op)
-    if 0 in ir.RankedTensorType(out_t).shape:
-        return ctx.splat(0, out_t)
+    if ctx.is_empty(out_t):
+        return ctx.zeros(out_t)
     dt = ctx.dtype(minval)
     n = int(np.prod(ir.RankedTensorType(out_t).shape, dtype=np.int64))
     return _uniform_int(ctx, out_t, _words(ctx, seed, n * _words_per_value(dt)), minval, maxval)
@@ -306,27 +285,26 @@ _STATEFUL = {"random_uniform": "stateless_random_uniform",
              "random_uniform_int": None}
 
 
-def _call_words(op, out_t) -> int:
-    """How many words one call of stateful `op` consumes (as its kernel counts them)."""
-    name = op.name[3:]
-    dt = (op.python_attrs()["dtype"] if _STATEFUL[name] else
-          from_xdsl_type(op.operands[0].type).dtype)
+def _call_words(name, out_t, dt) -> int:
+    """How many words one call of stateful op `name` with values of `dt` consumes (as its
+    kernel counts them)."""
     return kernels.words_per_call(name, ir.RankedTensorType(out_t).shape, dt.np)
 
 
 def _declare_stateful(name, stateless):
     @register_host_input(name)
     def claim(ctx, op):
-        attrs = op.python_attrs()
+        attrs = op.python_attrs()     # (a host input, once per op: no rule)
         seed, seed2 = attrs["seed"], attrs["seed2"]
-        n = _call_words(op, ctx.result_type(op))
+        dt = attrs["dtype"] if stateless else from_xdsl_type(op.operands[0].type).dtype
+        n = _call_words(name, ctx.result_type(op), dt)
 
         def fill():
             k0, k1, first = kernels.reserve(name, seed, seed2, n)
             return np.array([k0, k1, first & 0xFFFFFFFF, first >> 32], np.uint32)
         return _vec([4], _unsigned(32)), fill
 
-    def rule(ctx, op, *bounds):
+    def rule(ctx, op, *bounds, **attrs):
         claimed = ctx.host_inputs.get(op)
         if claimed is None:
             raise UnimplementedError(
@@ -335,14 +313,13 @@ def _declare_stateful(name, stateless):
                 f"stream; draw the values outside it, use a tf.random.stateless_* op with an "
                 f"explicit seed, or call the function with jit_compile=False")
         out_t = ctx.result_type(op)
-        n = _call_words(op, out_t)
+        n = _call_words(name, out_t, attrs["dtype"] if stateless else ctx.dtype(bounds[0]))
         if n == 0:
-            return ctx.splat(0, out_t)
+            return ctx.zeros(out_t)
         w = _claimed_words(ctx, claimed, n, kernels.STREAMS[name])
         if stateless is None:
             return _uniform_int(ctx, out_t, w, *bounds)
-        return hlo.reshape(out_t, _DISTRIBUTIONS[stateless][1](ctx, w,
-                                                              op.python_attrs()["dtype"]))
+        return hlo.reshape(out_t, _DISTRIBUTIONS[stateless][1](ctx, w, attrs["dtype"]))
     register_lowering(name)(rule)
 
 

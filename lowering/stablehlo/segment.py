@@ -4,14 +4,14 @@ XLA kernels do (the eager kernel raises for ids >= num_segments, as TF's CPU ker
 sorted ones have a run-time size: refused, as TF's XLA has no SegmentSum kernel."""
 from __future__ import annotations
 
-import jaxlib.mlir.dialects.stablehlo as hlo
 import ml_dtypes
 import numpy as np
 
 from ...ir import dtypes as D
 from ...ir.errors import UnimplementedError
 from ...ir.ops.segment import SORTED
-from .array import _is_empty, _scatter, _with_shape
+from ...runtime.jax_internals import hlo
+from .array import scatter
 from .core import _where, register_lowering
 
 
@@ -31,11 +31,11 @@ def _unsorted(name):
     def rule(ctx, op, data, ids):
         ty = ctx.result_type(op)
         base = ctx.splat(init(ctx.dtype(data)), ty)
-        if _is_empty(ty) or _is_empty(ids.type):
+        if ctx.is_empty(ty) or ctx.is_empty(ids):
             return base
         # One index row per id: ids gain a trailing index dim of size 1.
-        index = hlo.reshape(_with_shape(ids, ctx.shape(ids) + [1]), ids)
-        return _scatter(ctx, base, index, data, combine)
+        index = ctx.reshape(ids, ctx.shape(ids) + [1])
+        return scatter(ctx, base, index, data, combine)
     return rule
 
 

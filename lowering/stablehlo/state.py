@@ -1,8 +1,7 @@
 """Variables: reads return the current value; assigns replace it (see core.py)."""
 from __future__ import annotations
 
-import jaxlib.mlir.dialects.stablehlo as hlo
-
+from ...runtime.jax_internals import hlo
 from .core import register_lowering
 
 

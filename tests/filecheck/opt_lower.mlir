@@ -24,13 +24,15 @@
 // CSE-NOT:     stablehlo.negate
 // CSE:         stablehlo.add %[[MM:.*]], %[[MM]] : tensor<2x4xf32>
 
-// HLO:         HloModule main, entry_computation_layout={(f32[2,3]{1,0}, f32[3,4]{1,0})->f32[2,4]{1,0}}
+// HLO:         HloModule jit_dense, entry_computation_layout={(f32[2,3]{1,0}, f32[3,4]{1,0})->f32[2,4]{1,0}}
 // HLO:         ENTRY
-// HLO-COUNT-2: dot(
+// Each instruction carries TF's metadata: the df op, the node and the user's line.
+// HLO:         dot({{.*}}metadata={op_type="matmul" op_name="dense/matmul" source_file="x.py" source_line=3
+// HLO:         dot({{.*}}metadata={op_type="matmul" op_name="dense/matmul_1" source_file="x.py" source_line=4
 // HLO:         ROOT {{.*}} maximum(
 
 // XLA's optimized module is scheduled; the single dot survives.
-// OPT:         HloModule main, is_scheduled=true
+// OPT:         HloModule jit_dense, is_scheduled=true
 // OPT-COUNT-1: dot(
 // OPT-NOT:     dot(
 

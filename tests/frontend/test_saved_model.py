@@ -184,7 +184,10 @@ def test_iree_runs_the_artifact(tmp_path):
     ctx = rt.SystemContext(config=rt.Config("local-task"))
     ctx.add_vm_module(rt.VmModule.copy_buffer(ctx.instance, vmfb))
     x = np.array([[1.0, -2.0, 0.5], [3.0, 0.0, -1.0]], np.float32)
-    out = ctx.modules.module["main"](x, W, B)
+    # IREE names the loaded module after the MLIR module's symbol (`module @jit_<function>`)
+    name = str(module.operation.attributes["sym_name"]).strip('"')
+    assert name.startswith("jit_")
+    out = getattr(ctx.modules, name)["main"](x, W, B)
     out = out[0] if isinstance(out, (list, tuple)) else out
     assert_close(np.asarray(out.to_host() if hasattr(out, "to_host") else out), _ref(x))
 

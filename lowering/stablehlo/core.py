@@ -28,6 +28,7 @@ from ...ir.errors import InvalidArgumentError, UnimplementedError
 from ...ir.importer import location_parts
 
 RULES: dict = {}
+RULE_GENERATION = 0      # bumped when a rule is replaced: part of the XLA executables' key
 HOST_INPUTS: dict = {}   # df op name -> make(ctx, op) -> (ir type, filler () -> host array)
 
 ASSIGN_OPS = ("df.assign_variable", "df.assign_add_variable", "df.assign_sub_variable")
@@ -40,6 +41,9 @@ def register_lowering(op):
         name = "df." + name
 
     def deco(fn):
+        global RULE_GENERATION
+        if name in RULES:   # an override: executables lowered with the old rule are stale
+            RULE_GENERATION += 1
         RULES[name] = fn
         return fn
     return deco

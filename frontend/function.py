@@ -98,13 +98,24 @@ class Function:
         else:
             if kwargs or not self._simple or len(args) != len(self._arg_names):
                 args = self._bind(args, kwargs)
-            if all([type(a) is Tensor for a in args]):   # the common case, keyed inline
-                flat = args
-                key = (tuple, tuple([(trace_type.TENSOR, a._dtype, a._value.shape)
-                                     for a in args]))
-            else:
-                flat = []
-                key = trace_type.key_and_flat(args, flat)
+            if all([type(a) is Tensor for a in args]):
+                # The common case: the cache also holds the call's plain key, (dtype name,
+                # shape) per argument, so a cached call builds no trace type.
+                plain = tuple([(a._dtype.name, a._value.shape) for a in args])
+                cf = self._cache.get(plain)
+                if cf is None:
+                    cf = self._concrete_for((tuple, tuple([
+                        (trace_type.TENSOR, a._dtype, a._value.shape) for a in args])), args)
+                    self._remember(plain, cf)
+                elif self._consecutive_traces:
+                    self._note_call(False)
+                return call_flat(cf, args)
+            flat = []
+            key = trace_type.key_and_flat(args, flat)
+        return call_flat(self._concrete_for(key, args), flat)
+
+    def _concrete_for(self, key, args):
+        """The ConcreteFunction for the trace type `key`, tracing on a miss."""
         cf = self._cache.get(key)
         if cf is None:
             with COMPILE_LOCK:
@@ -112,7 +123,7 @@ class Function:
             self._note_call(True)
         elif self._consecutive_traces:
             self._note_call(False)
-        return call_flat(cf, flat)
+        return cf
 
     def _bind(self, args, kwargs) -> tuple:
         try:

@@ -25,9 +25,22 @@ def call_flat(cf, flat):
         out = call_under_tape(cf, flat)
         if out is not None:
             return out
-    if cf._jit:
-        return _call_xla(cf, flat)
-    return _run_plan(cf, flat)
+    if not cf._jit:
+        return _run_plan(cf, flat)
+    bufs = [t._value for t in flat]
+    device_array = xla.DEVICE_ARRAY
+    for v in bufs:
+        if type(v) is not device_array:
+            bufs = [_on_device(t) for t in flat]
+            break
+    exe = cf._static_executable   # a trace with static shapes has one per rule generation
+    if exe is None or exe.key[2] != stablehlo_core.RULE_GENERATION:
+        exe = _executable(cf, bufs)
+    outs = exe.run(*bufs)
+    dtype = cf._single_output_dtype
+    if dtype is not None:
+        return Tensor._wrap(outs[0], dtype)
+    return rebuild(cf._structure, [Tensor._wrap(v, d) for v, d in zip(outs, cf._out_dtypes)])
 
 
 def _run_plan(cf, flat):
@@ -40,23 +53,6 @@ def _run_plan(cf, flat):
     outs = plan.run(vals)
     return rebuild(cf._structure, [Tensor._wrap(v, t.dtype)
                                    for v, t in zip(outs, plan.out_types)])
-
-
-def _call_xla(cf, flat):
-    bufs = [t._value for t in flat]
-    device_array = xla.DEVICE_ARRAY
-    for v in bufs:
-        if type(v) is not device_array:
-            bufs = [_on_device(t) for t in flat]
-            break
-    exe = cf._static_executable   # a trace with static shapes has one per rule generation
-    if exe is None or exe.key[2] != stablehlo_core.RULE_GENERATION:
-        exe = _executable(cf, bufs)
-    outs = exe.run(bufs)
-    dtype = cf._single_output_dtype
-    if dtype is not None:
-        return Tensor._wrap(outs[0], dtype)
-    return rebuild(cf._structure, [Tensor._wrap(v, d) for v, d in zip(outs, cf._out_dtypes)])
 
 
 def _on_device(t):

@@ -95,19 +95,24 @@ class XlaExecutable:
         self._donated = [(i, captures[i - first_capture]) for i in self.written_args]
         handles = {id(c): c for c in captures if type(c) is ResourceHandle}
         self._locks = [handles[k].lock for k in sorted(handles)]  # one global order
-        # run(bufs): the call's own argument buffers in, the result buffers out
-        self.run = self._run_stateless if not handles and not self.fillers else self._run
+        # run(*bufs): the call's own argument buffers in, the result buffers out
+        if handles or self.fillers:
+            self.run = self._run
+        elif self._captures:
+            self.run = self._run_with_constants
+        else:
+            self.run = self._execute
 
     def __call__(self, bufs):
-        return self.run(bufs)
+        return self.run(*bufs)
 
-    def _run_stateless(self, bufs):
+    def _run_with_constants(self, *bufs):
         return self._execute(*bufs, *self._captures)
 
-    def _run(self, bufs):
+    def _run(self, *bufs):
         """Variables: their locks are held from reading their buffers to writing the results
         back, and a donated buffer is one the handle owns alone (runtime/resources.py)."""
-        args = bufs + self._captures
+        args = [*bufs, *self._captures]
         args += [to_device(fill()) for fill in self.fillers]
         locks = self._locks
         for lock in locks:

@@ -148,20 +148,21 @@ def _cpp_dispatch(loaded):
     if _PJIT_CACHE is None:
         _PJIT_CACHE = _jax.PjitFunctionCache(capacity=4096)
 
+    def execute(*args):   # also the C++ cache's key for this executable (held weakly)
+        return loaded.execute(list(args))
+
     def cache_miss(*args):
-        outs = loaded.execute(list(args))
+        outs = execute(*args)
         fast = pxla.MeshExecutableFastpathData(
             loaded, tree_util.tree_structure([0] * len(outs)), [a.sharding for a in args],
             [o.sharding for o in outs], [o.aval for o in outs],
             [o._committed for o in outs], [True] * len(args), [None] * len(args), [])
         return outs, fast, False
 
-    def identity():   # the C++ cache's key for this executable (never called)
-        raise AssertionError("the dispatch of an XLA executable has no Python body")
-    call = _jax.pjit("flowjit_executable", identity, cache_miss, [], [],
+    call = _jax.pjit("flowjit_executable", execute, cache_miss, [], [],
                      pxla.JitGlobalCppCacheKeys(), tree_util.dispatch_registry,
                      pxla.cc_shard_arg, _PJIT_CACHE)
-    call.keep_alive = identity   # the cache holds `identity` weakly
+    call.keep_alive = execute
     return call
 
 

@@ -98,10 +98,10 @@ class Function:
         else:
             if kwargs or not self._simple or len(args) != len(self._arg_names):
                 args = self._bind(args, kwargs)
-            if all([type(a) is Tensor for a in args]):
-                # The common case: the cache also holds the call's plain key, (dtype name,
-                # shape) per argument, so a cached call builds no trace type.
-                plain = tuple([(a._dtype.name, a._value.shape) for a in args])
+            # The common case, tensors only: the cache also holds the call's plain key,
+            # (dtype name, shape) per argument, so a cached call builds no trace type.
+            plain = tuple([(a._dtype.name, a._value.shape) for a in args if type(a) is Tensor])
+            if len(plain) == len(args):
                 cf = self._cache.get(plain)
                 if cf is None:
                     cf = self._concrete_for((tuple, tuple([

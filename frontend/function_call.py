@@ -34,7 +34,7 @@ def call_flat(cf, flat):
             bufs = [_on_device(t) for t in flat]
             break
     exe = cf._static_executable   # a trace with static shapes has one per rule generation
-    if exe is None or exe.key[2] != stablehlo_core.RULE_GENERATION:
+    if exe is None or exe.rule_generation != stablehlo_core.RULE_GENERATION:
         exe = _executable(cf, bufs)
     outs = exe.run(*bufs)
     dtype = cf._single_output_dtype
@@ -47,7 +47,7 @@ def _run_plan(cf, flat):
     plan = cf._plan
     if plan is None:
         with COMPILE_LOCK:
-            plan = cf._plan or compilation.build_plan(cf)
+            plan = cf._plan if cf._plan is not None else compilation.build_plan(cf)
     vals = [t._value for t in flat]
     vals += cf._capture_values
     outs = plan.run(vals)

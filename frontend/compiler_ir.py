@@ -131,10 +131,10 @@ class CompilerIR:
             self._pipeline_report = self.cf.pipeline_report()
         return self._pipeline_report
 
-    def pass_report(self) -> list:
+    def pass_report(self) -> "PassReport":
         """Per pass run: name, seconds, op counts before/after, iteration, and a unified
-        diff of the IR when the pass changed it."""
-        return [r.as_dict() for r in self._report().records]
+        diff of the IR when the pass changed it (a list of dicts; printed, a table)."""
+        return PassReport(r.as_dict() for r in self._report().records)
 
     def __call__(self, stage: str = "hlo", device_name=None, platform_name=None):
         """TF's `experimental_get_compiler_ir(...)(stage=...)`."""
@@ -157,26 +157,45 @@ class CompilerIR:
         return out
 
 
+class PassReport(list):
+    """`pass_report()`'s records (dicts), printed as a table: pass, round, time, ops
+    before/after, changed."""
+
+    def __str__(self):
+        rows = [("pass", "round", "ms", "ops before", "ops after", "changed")]
+        rows += [(r["name"], str(r["iteration"]), f"{r['seconds'] * 1e3:.2f}",
+                  str(r["ops_before"]), str(r["ops_after"]), "yes" if r["diff"] else "no")
+                 for r in self]
+        widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+        lines = ["  ".join(c.ljust(w) if i == 0 else c.rjust(w)
+                           for i, (c, w) in enumerate(zip(row, widths))).rstrip()
+                 for row in rows]
+        lines.insert(1, "-" * len(lines[0]))
+        return "\n".join(lines)
+
+
 _EXT = {"stablehlo": "mlir", "dataflow": "mlir", "optimized": "mlir", "optimized_hlo_dot": "dot",
         "stablehlo_serialized": "mlirbc", "hlo_serialized": "pb",
         "optimized_hlo_serialized": "pb", "optimized_hlo_proto_serialized": "pb"}
 
 
-def dump(ir: CompilerIR, directory: str, signature: str, xla: bool) -> list:
+def dump(ir: CompilerIR, directory: str, shapes: str, signature: str, xla: bool) -> list:
     """Write every stage (graph stages only when `xla` is False) as
-    `<function>.<signature hash>.<stage>.<ext>` files; returns the paths written."""
+    `<function>.<argument shapes>.<signature hash>.<stage>.<ext>` files, e.g.
+    `step.f32[4],i32[].3f2a9c01d7.hlo.txt`; returns the paths written. The hash tells apart
+    traces whose shapes agree (Python values, nested structures)."""
     import hashlib
     import os
     import re
     os.makedirs(directory, exist_ok=True)
     tag = hashlib.sha1(signature.encode()).hexdigest()[:10]
-    fname = re.sub(r"[^\w.-]", "_", ir.cf.name)
+    stem = re.sub(r"[^\w.,\[\]?-]", "_", f"{ir.cf.name}.{shapes or 'noargs'}.{tag}")
     written = []
     for name in STAGES:
         if name in XLA_STAGES and not xla:
             continue
         data = ir.text(name)
-        path = os.path.join(directory, f"{fname}.{tag}.{name}.{_EXT.get(name, 'txt')}")
+        path = os.path.join(directory, f"{stem}.{name}.{_EXT.get(name, 'txt')}")
         with open(path, "wb" if isinstance(data, bytes) else "w") as f:
             f.write(data)
         written.append(path)

@@ -1,40 +1,32 @@
-"""`function`, `Function` (the polymorphic cache) and `ConcreteFunction` (one trace).
+"""`function` and `Function`: the polymorphic cache and the decision to trace.
 
-A call computes the arguments' trace type (`trace_type.py`) and looks it up; a miss traces the
-Python function into a FuncGraph. A ConcreteFunction imports its graph into `df`, builds an
-executor Plan once, and then each call is: collect the argument arrays and captured values,
-run the plan, wrap the results into the traced output structure.
+A call computes the arguments' trace type (`trace_type.py`) and looks it up; a miss (or a
+retrace) traces the Python function (`tracing.py`) into a `ConcreteFunction`
+(`concrete_function.py`), which compiles on its first call (`compilation.py`) and runs
+(`function_call.py`).
 """
 from __future__ import annotations
 
 import collections
 import functools
 import inspect
-import itertools
 import logging
 import threading
-import time
 import weakref
 
-import numpy as np
-
-from ..ir import errors
-from ..runtime import xla
-from ..ir.registry import TT
-from . import config, dispatch, func_graph, nest, trace_type, variables
+from . import config, func_graph, nest, trace_type, tracing
 from .autograph import features as autograph_features
+from .concrete_function import ConcreteFunction
+from .function_call import call_flat, match_spec
 from .specs import TensorSpec
 from .tensor import Tensor
+from .tracing import COMPILE_LOCK
 
 log = logging.getLogger("flowjit")
 
 _MAX_TRACES = 64          # a Function keeps at most this many concrete functions (LRU)
 _RETRACE_WINDOW = 5       # TF warns when the last 5 calls all traced
-# Tracing, planning and compiling (cache misses only) hold one process-wide lock: the tracer's
-# hooks are process-wide, and concurrent first calls of a signature must trace and compile
-# once. Cache hits take no lock; variables have their own (runtime/resources.py).
-_COMPILE_LOCK = threading.RLock()
-_tracing_thread = None    # the thread that holds _COMPILE_LOCK to trace
+__all__ = ["function", "Function", "ConcreteFunction"]
 
 
 def function(func=None, *, input_signature=None, autograph=True, jit_compile=None,
@@ -94,7 +86,7 @@ class Function:
     # --- calling ------------------------------------------------------------------------
     def __call__(self, *args, **kwargs):
         if config.RUN_EAGERLY or func_graph._STACK and func_graph._STACK[-1] is not None \
-                and _tracing_thread == threading.get_ident():
+                and tracing.tracing_thread == threading.get_ident():
             # Eager debugging, or a call from inside another trace: the body is traced
             # inline into the caller's graph (converted by AutoGraph in the latter case).
             if self._autograph and not config.RUN_EAGERLY:
@@ -106,21 +98,32 @@ class Function:
         else:
             if kwargs or not self._simple or len(args) != len(self._arg_names):
                 args = self._bind(args, kwargs)
-            if all([type(a) is Tensor for a in args]):   # the common case, keyed inline
-                flat = args
-                key = (tuple, tuple([(trace_type.TENSOR, a._dtype, a._value.shape)
-                                     for a in args]))
-            else:
-                flat = []
-                key = trace_type.key_and_flat(args, flat)
+            # The common case, tensors only: the cache also holds the call's plain key,
+            # (dtype name, shape) per argument, so a cached call builds no trace type.
+            plain = tuple([(a._dtype.name, a._value.shape) for a in args if type(a) is Tensor])
+            if len(plain) == len(args):
+                cf = self._cache.get(plain)
+                if cf is None:
+                    cf = self._concrete_for((tuple, tuple([
+                        (trace_type.TENSOR, a._dtype, a._value.shape) for a in args])), args)
+                    self._remember(plain, cf)
+                elif self._consecutive_traces:
+                    self._note_call(False)
+                return call_flat(cf, args)
+            flat = []
+            key = trace_type.key_and_flat(args, flat)
+        return call_flat(self._concrete_for(key, args), flat)
+
+    def _concrete_for(self, key, args):
+        """The ConcreteFunction for the trace type `key`, tracing on a miss."""
         cf = self._cache.get(key)
         if cf is None:
-            with _COMPILE_LOCK:
+            with COMPILE_LOCK:
                 cf = self._cache.get(key) or self._lookup_or_trace(key, args)
             self._note_call(True)
         elif self._consecutive_traces:
             self._note_call(False)
-        return cf._call_flat(flat)
+        return cf
 
     def _bind(self, args, kwargs) -> tuple:
         try:
@@ -169,7 +172,7 @@ class Function:
                     trace_key = r
                     break
         self._explain(key)
-        cf = self._trace(args, trace_key)
+        cf = tracing.trace(self, args, trace_key)
         self._traces.append((trace_key, cf))
         if len(self._traces) > _MAX_TRACES:
             self._traces.pop(0)
@@ -235,50 +238,8 @@ class Function:
         flat = []
         names = self._arg_names + [f"arg{i}" for i in range(len(self._arg_names), len(sig))]
         for name, spec, value in zip(names, sig, args):
-            _match_spec(self._name, name, spec, value, flat)
+            match_spec(self._name, name, spec, value, flat)
         return flat
-
-    # --- tracing ----------------------------------------------------------------------------
-    def _trace(self, args, key):
-        global _tracing_thread
-        outer_thread, _tracing_thread = _tracing_thread, threading.get_ident()
-        try:
-            return self._trace_locked(args, key)
-        finally:
-            _tracing_thread = outer_thread
-
-    def _trace_locked(self, args, key):
-        t0 = time.perf_counter()
-        graph, structure, created = self._trace_once(args, key, may_create=not self._trace_count)
-        if created:
-            # As TF: a trace that created Variables is redone with creation refused, so a body
-            # that creates one on every call raises now, while one guarded by
-            # `if self.v is None` gets a graph that reads the (lifted) variables.
-            graph, structure, _ = self._trace_once(args, key, may_create=False)
-        cf = ConcreteFunction(graph, structure, self, key, args)
-        cf.timings["trace"] = time.perf_counter() - t0
-        if config.LOG_COMPILES:
-            log.warning("flowjit: traced %s in %.1f ms (%d nodes)", self._name,
-                        cf.timings["trace"] * 1e3, len(graph.nodes))
-        return cf
-
-    def _trace_once(self, args, key, may_create):
-        """Run the Python body once into a new FuncGraph. Returns the graph, the output
-        structure, and how many Variables the body created."""
-        graph = func_graph.FuncGraph(self._name)
-        graph.jit_compile = bool(self._jit_compile)  # gradients of loops check it
-        sym_args = _placeholders(graph, args, key, self._arg_names)
-        creator = _VariableCreator(self._name, may_create)
-        prev_create = variables._create_hook
-        variables._create_hook = creator
-        try:
-            with func_graph.as_default(graph):
-                out = self._call_python(sym_args)
-                structure = _outputs(graph, out)
-        finally:
-            variables._create_hook = prev_create
-        self._trace_count += 1
-        return graph, structure, creator.created
 
     # --- public API -------------------------------------------------------------------------
     def get_concrete_function(self, *args, **kwargs) -> "ConcreteFunction":
@@ -293,7 +254,7 @@ class Function:
         key = trace_type.spec_key(args)
         cf = self._cache.get(key)
         if cf is None:
-            with _COMPILE_LOCK:
+            with COMPILE_LOCK:
                 cf = self._cache.get(key) or self._lookup_or_trace(key, args)
         return cf
 
@@ -354,457 +315,3 @@ class Function:
 
 
 _BOUND: dict = {}
-
-
-class _VariableCreator:
-    """The Variable-creation hook of one trace: creation is lifted out of the graph (the
-    initial value is computed eagerly), and refused unless the trace may create (TF's
-    singleton-variable rule: only the first trace of a Function creates Variables)."""
-
-    def __init__(self, fname, may_create):
-        self._fname = fname
-        self._may_create = may_create
-        self.created = 0
-
-    def __call__(self, initial_value, dtype):
-        if not self._may_create:
-            raise ValueError(
-                f"tf.function only supports singleton tf.Variables created on the first call. "
-                f"Make sure the tf.Variable is only created once or created outside "
-                f"tf.function. ({self._fname} created one at {errors.user_frame()})")
-        self.created += 1
-        with func_graph.init_scope():
-            value = initial_value() if callable(initial_value) else initial_value
-            if isinstance(value, func_graph.GraphTensor):
-                value = _evaluate_constant(value)
-            return dispatch.convert_to_tensor(value, dtype=dtype)
-
-
-class ConcreteFunction:
-    """One trace: a FuncGraph, its captures and output structure, and its compiled form."""
-
-    def __init__(self, graph, structure, function, key, args):
-        self.graph = graph
-        self._structure = structure
-        self._function = function
-        self._key = key
-        self._name = function._name if function is not None else graph.name
-        self._arg_names = function._arg_names if function is not None else []
-        self._args_template = args
-        self._captures = [p.attrs["capture"] for p in graph.inputs
-                          if p.attrs.get("capture") is not None]
-        self._capture_values = [c._handle if hasattr(c, "_handle") else c._value
-                                for c in self._captures]
-        self._num_args = len(graph.inputs) - len(self._captures)
-        self._plan = None
-        self._module = None
-        self._optimized = None
-        self._passes_spec = function._passes if function is not None else None
-        self.last_pipeline_report = None
-        self._compile_count = 0
-        self.timings: dict = {}
-        self._jit = bool(function._jit_compile) if function is not None else False
-        self._donate = function._donate_variables is not False if function is not None \
-            else True
-        self._xla_cache: collections.OrderedDict = collections.OrderedDict()
-        self._device_captures = None
-        self._resizable = [i for i, c in enumerate(self._captures)
-                           if hasattr(c, "_handle") and not c.shape.is_fully_defined()]
-        self._out_dtypes = [n.out_types[i].dtype for n, i in graph.outputs]
-
-    # --- lowering ---------------------------------------------------------------------------
-    def dataflow_module(self):
-        """The df module before passes (imported once)."""
-        if self._module is None:
-            from ..ir.importer import import_graph
-            t0 = time.perf_counter()
-            self._module = import_graph(self.graph, self._name)
-            self.timings["import"] = time.perf_counter() - t0
-        return self._module
-
-    def optimized_module(self):
-        """The df module after the pass pipeline (a copy; the dataflow module is kept)."""
-        if self._optimized is None:
-            module = self.dataflow_module().clone()
-            self._optimized = self._optimize(module, self.timings)
-        return self._optimized
-
-    def pipeline_report(self, module=None):
-        """Run the pipeline on a copy of `module` (default: the dataflow module) recording the
-        IR after every pass: the `after:<pass>` stages and `pass_report()` read it."""
-        from ..passes.pipeline import run_pipeline
-        module = (module or self.dataflow_module()).clone()
-        return run_pipeline(module, self._passes_spec, record_ir=True)
-
-    def _build(self):
-        from ..lowering.executor import build_plan
-        module = self.optimized_module()
-        t0 = time.perf_counter()
-        self._plan = build_plan(module, self._name)
-        self.timings["plan"] = time.perf_counter() - t0
-        self._compile_count += 1
-        if config.LOG_COMPILES:
-            log.warning("flowjit: %s import %.1f ms, plan %.1f ms", self._name,
-                        self.timings.get("import", 0) * 1e3, self.timings["plan"] * 1e3)
-        if config.dump_dir():
-            from .compiler_ir import CompilerIR, dump
-            dump(CompilerIR(self), config.dump_dir(), repr(self._key), xla=False)
-
-    # --- XLA ------------------------------------------------------------------------------
-    def xla_specialization(self, values):
-        """The compiled XLA executable for these argument values (host arrays, device
-        buffers, ResourceHandles), compiling on a miss (one per concrete signature)."""
-        n = self._num_args
-        key = tuple(v.shape for v in values[:n]) + tuple(
-            values[n + i].value.shape for i in self._resizable)
-        spec = self._xla_cache.get(key)
-        if spec is None:
-            spec = self._compile_xla(values, key)
-        return spec
-
-    def _compile_xla(self, values, key):
-        from ..ir.importer import import_graph
-        from ..ir.registry import ResourceTT
-        from ..ir.specialize import specialize
-        from ..lowering.stablehlo import lower_module
-        from ..runtime import xla
-        timings = {"trace": self.timings.get("trace", 0.0)}
-        t0 = time.perf_counter()
-        types = []
-        for p, v in zip(self.graph.inputs, values):
-            tt = p.out_types[0]
-            shape = tuple(getattr(v, "value", v).shape)
-            types.append(ResourceTT.of(TT(tt.value.dtype, shape)) if isinstance(tt, ResourceTT)
-                         else TT(tt.dtype, shape))
-        graph = specialize(self.graph, types)
-        module = import_graph(graph, self._name)
-        t1 = time.perf_counter()
-        timings["import"] = t1 - t0
-        module = self._optimize(module, timings)
-        t2 = time.perf_counter()
-        lowered = lower_module(module, self._name, donate=self._donate)
-        timings["lowering"] = time.perf_counter() - t2
-        exe = xla.build(lowered, timings)
-        exe.df_module = module
-        exe.lowered = lowered
-        self._compile_count += 1
-        self._xla_cache[key] = exe
-        if len(self._xla_cache) > _MAX_TRACES:
-            self._xla_cache.popitem(last=False)
-        if config.LOG_COMPILES:
-            log.warning("flowjit: XLA compile of %s for %s: %s", self._name, key,
-                        ", ".join(f"{k} {v * 1e3:.1f} ms" for k, v in timings.items()))
-        if config.dump_dir():
-            from .compiler_ir import CompilerIR, dump
-            dump(CompilerIR(self, values), config.dump_dir(), repr(key), xla=True)
-        return exe
-
-    def _optimize(self, module, timings):
-        """Run the pass pipeline (the function's `passes=` spec, else the default schedule)."""
-        from ..passes.pipeline import run_pipeline
-        t0 = time.perf_counter()
-        self.last_pipeline_report = run_pipeline(module, self._passes_spec)
-        timings["passes"] = time.perf_counter() - t0
-        return module
-
-    # --- calling ----------------------------------------------------------------------------
-    def _call_flat(self, flat):
-        if dispatch.tape_hook is not None:  # a GradientTape records: let it see the ops
-            from .gradients.control_flow import call_under_tape
-            out = call_under_tape(self, flat)
-            if out is not None:
-                return out
-        if self._jit:
-            return self._call_xla(flat)
-        plan = self._plan
-        if plan is None:
-            with _COMPILE_LOCK:
-                if self._plan is None:
-                    self._build()
-            plan = self._plan
-        vals = [t._value for t in flat]
-        vals += self._capture_values
-        outs = plan.run(vals)
-        wrapped = [Tensor._wrap(v, t.dtype) for v, t in zip(outs, plan.out_types)]
-        return _rebuild(self._structure, wrapped)
-
-    def _concrete_values(self, args, kwargs):
-        """Raw argument values for XLA stages, or None when any argument is symbolic."""
-        if self._function is not None and (kwargs or not self._function._simple or
-                                           len(args) != len(self._arg_names)):
-            args = self._function._bind(args, kwargs)
-        flat = []
-        try:
-            trace_type.key_and_flat(tuple(args), flat)
-        except TypeError:
-            return None
-        if len(flat) != self._num_args:
-            return None
-        return [t._value for t in flat] + self._capture_values
-
-    def _call_xla(self, flat):
-        vals = []
-        for t in flat:
-            v = t._value
-            if type(v) is np.ndarray or isinstance(v, np.generic):
-                v = t._value = xla.to_device(v)   # keep the device copy on the Tensor
-            vals.append(v)
-        key = tuple([v.shape for v in vals])
-        caps = self._device_captures
-        if caps is None:
-            caps = self._device_captures = [c if hasattr(c, "value") else xla.to_device(c)
-                                            for c in self._capture_values]
-        if self._resizable:  # variables declared with None dims may change shape
-            key += tuple([caps[i].value.shape for i in self._resizable])
-        exe = self._xla_cache.get(key)
-        vals += caps
-        if exe is None:
-            with _COMPILE_LOCK:
-                exe = self._xla_cache.get(key) or self._compile_xla(vals, key)
-        outs = exe(vals)
-        return _rebuild(self._structure, [Tensor._wrap(v, t)
-                                          for v, t in zip(outs, self._out_dtypes)])
-
-    def __call__(self, *args, **kwargs):
-        if self._function is not None and (kwargs or len(args) < len(self._arg_names)):
-            args = self._bind_call(args, kwargs)
-        flat = []
-        key = trace_type.key_and_flat(tuple(args), flat)
-        if not trace_type.accepts(self._key, key) and len(flat) == self._num_args:
-            raise TypeError(f"ConcreteFunction {self._name} was traced for "
-                            f"{trace_type.describe(self._key)}, called with "
-                            f"{trace_type.describe(key)}")
-        if len(flat) != self._num_args:
-            raise TypeError(f"ConcreteFunction {self._name} takes {self._num_args} tensor "
-                            f"argument(s), got {len(flat)}")
-        return self._call_flat(flat)
-
-    def _bind_call(self, args, kwargs) -> tuple:
-        """The full argument tuple of a call: as TF, the Python (non-tensor) values given to
-        `get_concrete_function` stay bound, so `cf(x)` works for `(a=TensorSpec, b=2)`."""
-        fn = self._function
-        try:
-            given = fn._sig.bind_partial(*args, **kwargs).arguments
-        except TypeError as e:
-            raise TypeError(f"ConcreteFunction {self._name}: {e}") from None
-        for name, value in zip(self._arg_names, self._args_template):
-            if name not in given and _is_python_value(value):
-                given[name] = value
-        return fn._bind((), given)
-
-    # --- introspection --------------------------------------------------------------------
-    @property
-    def inputs(self):
-        return [_ph_tensor(self.graph, p) for p in self.graph.inputs]
-
-    @property
-    def outputs(self):
-        return [func_graph.GraphTensor(self.graph, n, i, n.out_types[i])
-                for n, i in self.graph.outputs]
-
-    @property
-    def structured_outputs(self):
-        return _rebuild(self._structure, self.outputs)
-
-    @property
-    def structured_input_signature(self):
-        """(positional specs, {keyword-only name: spec}); Python values stay values (TF)."""
-        specs = _specs_of(self._key, self._arg_names)
-        params = list(self._function._sig.parameters.values()) if self._function else []
-        args, kw = [], {}
-        for p, s in itertools.zip_longest(params, specs):
-            kind = None if p is None else p.kind
-            if kind is inspect.Parameter.VAR_POSITIONAL:
-                args.extend(s)
-            elif kind is inspect.Parameter.VAR_KEYWORD:
-                kw.update(s)
-            elif kind is inspect.Parameter.KEYWORD_ONLY:
-                kw[p.name] = s
-            elif s is not None:
-                args.append(s)
-        return tuple(args), kw
-
-    @property
-    def function_type(self):
-        """TF's FunctionType: parameters annotated with trace types, output, captures."""
-        from . import function_type
-        sig = self._function._sig if self._function else inspect.Signature(
-            [inspect.Parameter(n, inspect.Parameter.POSITIONAL_OR_KEYWORD)
-             for n in self._arg_names])
-        return function_type.build(sig, self._key, self._structure, self.outputs,
-                                   self._captures)
-
-    @property
-    def captured_inputs(self):
-        return list(self._captures)
-
-    @property
-    def variables(self):
-        return [c for c in self._captures if hasattr(c, "_handle")]
-
-    @property
-    def trainable_variables(self):
-        return [v for v in self.variables if v.trainable]
-
-    @property
-    def name(self):
-        return self._name
-
-    def pretty_printed_signature(self, verbose=True) -> str:
-        return self.function_type.pretty_printed()
-
-    def __str__(self):
-        return f"ConcreteFunction {self.pretty_printed_signature()}"
-
-    def __repr__(self):
-        return f"<ConcreteFunction {self.function_type} at 0x{id(self):X}>"
-
-
-# --- helpers --------------------------------------------------------------------------------
-def _match_spec(fname, argname, spec, value, flat):
-    """Check `value` against `spec` (nested) and collect its tensors, converting Python values
-    to the spec's dtype as TF does."""
-    if isinstance(spec, TensorSpec):
-        if hasattr(value, "_as_tensor") and not isinstance(value, Tensor):
-            value = value._as_tensor()
-        try:
-            t = dispatch.convert_to_tensor(value, dtype=spec.dtype)
-        except (TypeError, ValueError):
-            got = TensorSpec(value.shape, value.dtype) if isinstance(value, Tensor) else value
-            raise _binding_error(fname, argname, got, spec) from None
-        if not spec.shape.is_compatible_with(t.shape):
-            raise _binding_error(fname, argname, TensorSpec(t.shape, t.dtype), spec)
-        flat.append(t)
-        return
-    if isinstance(spec, (list, tuple)):
-        if not isinstance(value, (list, tuple)) or len(value) != len(spec):
-            raise TypeError(f"{fname}(): argument '{argname}' must be a sequence of "
-                            f"{len(spec)} matching {spec}, got {value!r}")
-        for i, (s, v) in enumerate(zip(spec, value)):
-            _match_spec(fname, f"{argname}[{i}]", s, v, flat)
-        return
-    if isinstance(spec, dict):
-        if not isinstance(value, dict) or set(value) != set(spec):
-            raise TypeError(f"{fname}(): argument '{argname}' must be a dict with keys "
-                            f"{sorted(spec)}")
-        for k in sorted(spec, key=repr):
-            _match_spec(fname, f"{argname}[{k!r}]", spec[k], value[k], flat)
-        return
-    raise TypeError(f"{fname}(): input_signature entries must be TensorSpecs (or nests of "
-                    f"them), got {spec!r}")
-
-
-def _binding_error(fname, argname, got, spec) -> TypeError:
-    """TF's error (class and leading text) for an argument its input_signature rejects."""
-    return TypeError(f"Binding inputs to tf.function failed due to `Can not cast {got!r} to "
-                     f"{spec!r}`: argument '{argname}' of {fname}() [at {errors.user_frame()}]")
-
-
-def _placeholders(graph, args, key, names):
-    """Symbolic arguments: each tensor leaf of the trace type becomes a placeholder."""
-    def build(value, k, name):
-        if k[0] == trace_type.TENSOR:
-            return graph.placeholder(TT(k[1], k[2]), name=name)
-        if trace_type._is_container(k):
-            kind = k[0]
-            if isinstance(kind, tuple):  # dict
-                return {kk: build(value[kk] if isinstance(value, dict) else None, c,
-                                  f"{name}_{kk}") for kk, c in zip(kind[1], k[1])}
-            vals = list(value) if isinstance(value, (list, tuple)) else [None] * len(k[1])
-            items = [build(v, c, f"{name}_{i}") for i, (v, c) in enumerate(zip(vals, k[1]))]
-            if kind is list:
-                return items
-            if kind is tuple:
-                return tuple(items)
-            return kind(*items)
-        if isinstance(value, TensorSpec):
-            return graph.placeholder(TT(value.dtype, value.shape.as_tuple()), name=name)
-        if k[0] == trace_type.USER:  # the body sees what the object's trace type gives
-            return k[1].placeholder_value(None)
-        return value
-    return tuple(build(v, k, n) for v, k, n in zip(args, key[1], names + [
-        f"arg{i}" for i in range(len(names), len(args))]))
-
-
-def _outputs(graph, out):
-    """The output structure: tensors become graph outputs (by index), the rest stays."""
-    def walk(v):
-        if hasattr(v, "_as_tensor") and not isinstance(v, Tensor):
-            v = v._as_tensor()
-        if isinstance(v, Tensor):
-            t = graph.capture(v) if not (isinstance(v, func_graph.GraphTensor)
-                                         and v._graph is graph) else v
-            graph.outputs.append((t._node, t._index))
-            return ("out", len(graph.outputs) - 1)
-        kind = nest.kind_of(v)
-        if kind != nest.LEAF:
-            return ("nest", v, kind, [walk(x) for x in nest.children(v, kind)])
-        if v is None:
-            return ("py", v)
-        try:  # as TF: Python values returned become Tensors (strings: tf.string Tensors)
-            return walk(dispatch.convert_to_tensor(v))
-        except (TypeError, ValueError):
-            raise TypeError(
-                f"To be compatible with tf.function, Python functions must return zero or more "
-                f"Tensors or ExtensionTypes or None values; in compilation of {graph.name}, "
-                f"found return value of type {type(v).__name__}, which is not a Tensor or "
-                f"ExtensionType.") from None
-    return walk(out)
-
-
-def _rebuild(structure, outs):
-    tag = structure[0]
-    if tag == "out":
-        return outs[structure[1]]
-    if tag == "py":
-        return structure[1]
-    _, template, kind, items = structure
-    return nest.rebuild(template, kind, [_rebuild(s, outs) for s in items])
-
-
-def _is_python_value(value) -> bool:
-    """True for an argument that holds no tensor or spec (get_concrete_function binds it)."""
-    return not any(isinstance(v, (Tensor, TensorSpec, np.ndarray)) for v in nest.flatten(value))
-
-
-def _ph_tensor(graph, node):
-    return func_graph.GraphTensor(graph, node, 0, node.out_types[0])
-
-
-def _specs_of(key, names):
-    def spec(k, name):
-        if k[0] == trace_type.TENSOR:
-            from ..ir.shapes import TensorShape
-            return TensorSpec(TensorShape.from_tuple(k[2]) if k[2] is not None
-                              else TensorShape(None), k[1], name)
-        if trace_type._is_container(k):
-            kind = k[0]
-            if isinstance(kind, tuple):
-                return {kk: spec(c, f"{name}_{kk}") for kk, c in zip(kind[1], k[1])}
-            items = [spec(c, f"{name}_{i}") for i, c in enumerate(k[1])]
-            if kind is list:
-                return items
-            return tuple(items) if kind is tuple else kind(*items)
-        return k[1] if isinstance(k[0], type) else k
-    return tuple(spec(k, n) for k, n in zip(key[1], names + [
-        f"arg{i}" for i in range(len(names), len(key[1]))]))
-
-
-def _evaluate_constant(t):
-    """Evaluate a symbolic tensor that depends on no placeholder (a Variable's initial value
-    computed inside a trace), by running its nodes' kernels eagerly."""
-    from ..runtime.kernels import KERNELS
-    memo = {}
-
-    def value(node, idx):
-        if node not in memo:
-            if node.op == "placeholder" or node.op in ("cond", "case", "while") or node.stateful:
-                raise ValueError(
-                    f"A Variable's initial value created inside a tf.function must not depend "
-                    f"on function inputs or state (it needs {node.name}); create the "
-                    f"Variable outside the function [at {errors.user_frame()}]")
-            ins = [value(n, i) for n, i in node.inputs]
-            r = KERNELS[node.op](*ins, **node.attrs)
-            memo[node] = r if len(node.out_types) != 1 else (r,)
-        return memo[node][idx]
-    return Tensor._wrap(value(t._node, t._index), t._dtype)

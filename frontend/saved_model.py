@@ -29,7 +29,9 @@ from ..ir import dtypes as D
 from ..ir.errors import DataLossError
 from ..runtime import safetensors
 from . import checkpoint, module as module_lib, nest, trace_type
-from .function import ConcreteFunction, Function, _match_spec, _specs_of
+from .concrete_function import ConcreteFunction, specs_of
+from .function import Function
+from .function_call import match_spec
 from .func_graph import FuncGraph
 from .specs import TensorSpec
 from .tensor import Tensor
@@ -207,7 +209,7 @@ def _write(folder, rel, data: bytes):
 def _signature_inputs(cf, fn):
     """Keyword names of a signature's flat inputs: the TensorSpec names, else argument
     names (`x`, nested `x_0`), as TF."""
-    derived = nest.flatten(list(_specs_of(cf._key, list(cf._arg_names))))
+    derived = nest.flatten(list(specs_of(cf._key, list(cf._arg_names))))
     given = nest.flatten(list(fn.input_signature)) if fn is not None and \
         fn.input_signature is not None else [None] * len(derived)
     return [(g.name if isinstance(g, TensorSpec) and g.name else d.name)
@@ -301,7 +303,7 @@ class RestoredFunction:
 
 def _match_value(fname, argname, spec, value, flat):
     if isinstance(spec, (TensorSpec, list, tuple, dict)):
-        _match_spec(fname, argname, spec, value, flat)
+        match_spec(fname, argname, spec, value, flat)
     elif spec != value:   # a Python constant the function was traced with
         raise ValueError(f"{fname}(): argument '{argname}' was saved for the value {spec!r}, "
                          f"got {value!r}")
@@ -333,7 +335,7 @@ class SignatureFunction:
         values = _bind(self._name, self._inputs, args, kwargs)
         flat = []
         for name, spec, value in zip(self._inputs, self._specs, values):
-            _match_spec(self._name, name, spec, value, flat)
+            match_spec(self._name, name, spec, value, flat)
         out = self._cf._call_flat(flat)
         if isinstance(out, dict):
             return dict(out)
@@ -437,7 +439,7 @@ class _Loader:
         captures = [self.variable(c) if "variable" in c else self.constant(c["constant"])
                     for c in entry["captures"]]
         flat_args = graph.inputs[:len(graph.inputs) - len(captures)]
-        if len(flat_args) != len(nest.flatten(list(_specs_of(key, entry["arg_names"])))):
+        if len(flat_args) != len(nest.flatten(list(specs_of(key, entry["arg_names"])))):
             _corrupt(self.dir, f"functions/{fid}.mlir takes {len(graph.inputs)} arguments, "
                                f"which does not match its signature and captures")
         for p, c in zip(graph.inputs[len(flat_args):], captures):

@@ -12,7 +12,9 @@ from __future__ import annotations
 import jaxlib.mlir.dialects.chlo as chlo  # noqa: F401  (re-exported)
 import jaxlib.mlir.dialects.stablehlo as hlo  # noqa: F401
 from jax._src import core as _core
+from jax._src import tree_util as _tree_util
 from jax._src.interpreters import mlir as _jmlir
+from jax._src.interpreters import pxla as _pxla
 from jax._src.lib import _jax
 from jax._src.lib import xla_client  # noqa: F401
 from jax._src.lib.mlir import ir  # noqa: F401
@@ -23,6 +25,14 @@ ir_constant = _jmlir.ir_constant              # a NumPy array -> stablehlo.const
 module_to_bytecode = _jmlir.module_to_bytecode
 ShapedArray = _core.ShapedArray
 batched_device_put = _jax.batched_device_put
+# jax.jit's C++ dispatch (runtime/xla.py's cached calls go through it)
+pjit = _jax.pjit
+PjitFunctionCache = _jax.PjitFunctionCache
+MeshExecutableFastpathData = _pxla.MeshExecutableFastpathData
+JitGlobalCppCacheKeys = _pxla.JitGlobalCppCacheKeys
+cc_shard_arg = _pxla.cc_shard_arg
+tree_structure = _tree_util.tree_structure
+dispatch_registry = _tree_util.dispatch_registry
 
 
 def hlo_computation(module):

@@ -6,7 +6,6 @@ an eager Tensor copies one to the host only when read.
 """
 from __future__ import annotations
 
-import sys
 import time
 
 import numpy as np
@@ -41,13 +40,14 @@ def platform_devices() -> list:
 
 
 _PUT = None
+DEVICE_ARRAY = None   # the type of a device buffer (a jax Array), known after the first upload
 
 
 def to_device(value):
     """A device buffer for a host array (device buffers pass through). Goes straight to PJRT:
     jax.device_put would narrow int64/float64 to 32 bits unless jax's x64 mode is on, and
     flowjit keeps TF's dtypes whatever jax's global setting is."""
-    global _PUT
+    global _PUT, DEVICE_ARRAY
     if not isinstance(value, (np.ndarray, np.generic)):
         return value
     if _PUT is None:
@@ -56,6 +56,7 @@ def to_device(value):
         dev = device()
         sharding = jax.sharding.SingleDeviceSharding(dev)
         _PUT = (jx.batched_device_put, jx.ShapedArray, sharding, [dev])
+        DEVICE_ARRAY = type(jax.device_put(np.float32(0), dev))
     put, aval, sharding, devs = _PUT
     value = np.asarray(value)
     if value.dtype.kind == "O":  # strings stay on the host: compiling refuses them by name
@@ -71,63 +72,112 @@ def compile_module(mlir_module):
     return backend().compile_and_load(code, xc.DeviceList((device(),)), xc.CompileOptions())
 
 
-# A variable's buffer may be donated (updated in place by XLA) only when nothing but its
-# handle refers to it; otherwise an eager Tensor read earlier would see a deleted buffer.
-_PRIVATE_REFS = sys.getrefcount(object()) + 2
-
-
 class XlaExecutable:
-    """One compiled specialization: call with the raw argument values (host arrays, device
-    buffers, or ResourceHandles for variables)."""
+    """One compiled specialization, its arguments classified once: the call's own device
+    buffers come first, then the captures (constants as device buffers, variables as
+    ResourceHandles), then host inputs filled before every run."""
 
-    def __init__(self, loaded, num_results: int, written_args, timings: dict, fillers=()):
+    def __init__(self, loaded, num_results: int, written_args, timings: dict, fillers=(),
+                 first_capture=0, captures=()):
         self.loaded = loaded
         self.num_results = num_results
         self.written_args = list(written_args)
-        self.fillers = list(fillers)   # host inputs appended to every call's arguments
+        self.fillers = list(fillers)
         self.timings = timings
-        self._execute = loaded.execute_sharded
-        self._locks = None   # the variables' locks, in one global order (no deadlock)
+        self._execute = _cpp_dispatch(loaded)
+        # variables' slots are filled per call from their handles
+        self._captures = [c if type(c) is ResourceHandle else to_device(c) for c in captures]
+        written = set(self.written_args)
+        self._read = [(first_capture + i, c) for i, c in enumerate(captures)
+                      if type(c) is ResourceHandle and first_capture + i not in written]
+        self._donated = [(i, captures[i - first_capture]) for i in self.written_args]
+        handles = {id(c): c for c in captures if type(c) is ResourceHandle}
+        self._locks = [handles[k].lock for k in sorted(handles)]  # one global order
+        # run(*bufs): the call's own argument buffers in, the result buffers out
+        if handles or self.fillers:
+            self.run = self._run
+        elif self._captures:
+            self.run = self._run_with_constants
+        else:
+            self.run = self._execute
 
-    def __call__(self, args):
-        """`args`: device buffers, except variables, which come as ResourceHandles. The
-        variables' locks are held from reading their buffers to writing the results back."""
+    def __call__(self, bufs):
+        return self.run(*bufs)
+
+    def _run_with_constants(self, *bufs):
+        return self._execute(*bufs, *self._captures)
+
+    def _run(self, *bufs):
+        """Variables: their locks are held from reading their buffers to writing the results
+        back, and a donated buffer is one the handle owns alone (runtime/resources.py)."""
+        args = [*bufs, *self._captures]
+        args += [to_device(fill()) for fill in self.fillers]
         locks = self._locks
-        if locks is None:
-            handles = {id(a): a for a in args if type(a) is ResourceHandle}
-            locks = self._locks = [handles[k].lock for k in sorted(handles)]
         for lock in locks:
             lock.acquire()
         try:
-            return self._run(args)
+            for i, h in self._read:
+                args[i] = _device_value(h)
+            for i, h in self._donated:
+                _device_value(h)
+                args[i] = h.donate(_copy)
+            outs = self._execute(*args)
+            n = self.num_results
+            for k, (_, h) in enumerate(self._donated):
+                h.adopt(outs[n + k])
         finally:
             for lock in locks:
                 lock.release()
-
-    def _run(self, args):
-        bufs = list(args)
-        for i, a in enumerate(args):
-            if type(a) is ResourceHandle:
-                v = a.value
-                if type(v) is np.ndarray or isinstance(v, np.generic):
-                    v = a.value = to_device(v)
-                bufs[i] = v
-        for i in self.written_args:
-            h = args[i]
-            if sys.getrefcount(h.value) > _PRIVATE_REFS:
-                h.value = bufs[i] = bufs[i].copy()   # shared: donate a private copy
-        if self.fillers:
-            bufs += [to_device(fill()) for fill in self.fillers]
-        outs = [o[0] for o in self._execute(bufs).disassemble_into_single_device_arrays()]
-        n = self.num_results
-        for k, i in enumerate(self.written_args):
-            args[i].value = outs[n + k]
-        return outs[:n]
+        return outs[:n] if self._donated else outs
 
 
-def build(lowered, timings: dict) -> XlaExecutable:
+_PJIT_CACHE = None
+
+
+def _cpp_dispatch(loaded):
+    """`loaded` called through jax.jit's C++ dispatch, `call(*buffers) -> [buffers]`: after
+    the first call it checks the arguments' avals and shardings and executes without Python
+    (half the cost of `loaded.execute`). A miss (first call, other shardings) runs
+    `loaded.execute` and gives the C++ side what it needs for the next calls."""
+    global _PJIT_CACHE
+    from . import jax_internals as jx
+    if _PJIT_CACHE is None:
+        _PJIT_CACHE = jx.PjitFunctionCache(capacity=4096)
+
+    def execute(*args):   # also the C++ cache's key for this executable (held weakly)
+        return loaded.execute(list(args))
+
+    def cache_miss(*args):
+        outs = execute(*args)
+        fast = jx.MeshExecutableFastpathData(
+            loaded, jx.tree_structure([0] * len(outs)), [a.sharding for a in args],
+            [o.sharding for o in outs], [o.aval for o in outs],
+            [o._committed for o in outs], [True] * len(args), [None] * len(args), [])
+        return outs, fast, False
+
+    call = jx.pjit("flowjit_executable", execute, cache_miss, [], [],
+                   jx.JitGlobalCppCacheKeys(), jx.dispatch_registry, jx.cc_shard_arg,
+                   _PJIT_CACHE)
+    call.keep_alive = execute
+    return call
+
+
+def _device_value(handle):
+    """A variable's value as a device buffer, uploaded once (the upload is the handle's own)."""
+    v = handle.lend()
+    if type(v) is np.ndarray or isinstance(v, np.generic):
+        v = to_device(v)
+        handle.adopt(v)
+    return v
+
+
+def _copy(buffer):
+    return buffer.copy()
+
+
+def build(lowered, timings: dict, first_capture=0, captures=()) -> XlaExecutable:
     t0 = time.perf_counter()
     loaded = compile_module(lowered.module)
     timings["xla_compile"] = time.perf_counter() - t0
     return XlaExecutable(loaded, lowered.num_results, lowered.written_args, timings,
-                         lowered.host_inputs)
+                         lowered.host_inputs, first_capture, captures)

@@ -297,7 +297,7 @@ def call_under_tape(cf, flat):
     as one op with a gradient function; the values are the same). None: run it normally."""
     if not _eager_tape_sees(flat, cf._captures):
         return None
-    from ..function import _rebuild
+    from ..function_call import rebuild
     args = iter(flat)
     env = {}
     for ph in cf.graph.inputs:
@@ -305,7 +305,7 @@ def call_under_tape(cf, flat):
         env[ph] = next(args) if c is None else c
     with func_graph.init_scope():
         outs = replay(cf.graph, env, effects=True)
-    return _rebuild(cf._structure, outs)
+    return rebuild(cf._structure, outs)
 
 
 def _eager_tape_sees(flat, captures) -> bool:

@@ -1,0 +1,186 @@
+"""`ConcreteFunction`: the record of one trace — its FuncGraph, captures, output structure,
+trace type — and TF's introspection of it.
+
+Compiling it lives in `compilation.py` (the df module, passes, the executor Plan, the XLA
+executables and their cache), calling it in `function_call.py`.
+"""
+from __future__ import annotations
+
+import collections
+import inspect
+import itertools
+
+from . import compilation, func_graph, function_call, trace_type
+from .specs import TensorSpec
+
+
+class ConcreteFunction:
+    """One trace: a FuncGraph, its captures and output structure, and its compiled forms."""
+
+    def __init__(self, graph, structure, function, key, args):
+        self.graph = graph
+        self._structure = structure
+        self._function = function
+        self._key = key
+        self._name = function._name if function is not None else graph.name
+        self._arg_names = function._arg_names if function is not None else []
+        self._args_template = args
+        self._captures = [p.attrs["capture"] for p in graph.inputs
+                          if p.attrs.get("capture") is not None]
+        self._capture_values = [c._handle if hasattr(c, "_handle") else c._value
+                                for c in self._captures]
+        self._num_args = len(graph.inputs) - len(self._captures)
+        # compiled forms (compilation.py)
+        self._plan = None
+        self._module = None
+        self._optimized = None
+        self._passes_spec = function._passes if function is not None else None
+        self.last_pipeline_report = None
+        self._compile_count = 0
+        self.timings: dict = {}
+        self._jit = bool(function._jit_compile) if function is not None else False
+        self._donate = function._donate_variables is not False if function is not None \
+            else True
+        self._xla_cache: collections.OrderedDict = collections.OrderedDict()
+        # the call path's classification (function_call.py)
+        self._resizable = [i for i, c in enumerate(self._captures)
+                           if hasattr(c, "_handle") and not c.shape.is_fully_defined()]
+        self._static_shapes = not self._resizable and all(
+            p.out_types[0].shape is not None and None not in p.out_types[0].shape
+            for p in graph.inputs[:self._num_args])
+        self._static_executable = None
+        self._out_dtypes = [n.out_types[i].dtype for n, i in graph.outputs]
+        self._single_output_dtype = self._out_dtypes[0] if structure == ("out", 0) else None
+
+    # --- compiled forms ---------------------------------------------------------------------
+    def dataflow_module(self):
+        """The df module before passes (imported once)."""
+        return compilation.dataflow_module(self)
+
+    def optimized_module(self):
+        """The df module after the pass pipeline."""
+        return compilation.optimized_module(self)
+
+    def pipeline_report(self, module=None):
+        """The pipeline run on a copy of `module`, recording the IR after every pass."""
+        return compilation.pipeline_report(self, module)
+
+    def _optimize(self, module, timings):
+        return compilation.optimize(self, module, timings)
+
+    def xla_specialization(self, values):
+        """The XLA executable for these argument values (host arrays, device buffers,
+        ResourceHandles), compiling on a miss (one per concrete signature)."""
+        return compilation.xla_executable(self, values)
+
+    # --- calling ----------------------------------------------------------------------------
+    def _call_flat(self, flat):
+        return function_call.call_flat(self, flat)
+
+    def _concrete_values(self, args, kwargs):
+        return function_call.concrete_values(self, args, kwargs)
+
+    def __call__(self, *args, **kwargs):
+        if self._function is not None and (kwargs or len(args) < len(self._arg_names)):
+            args = function_call.bind_call(self, args, kwargs)
+        flat = []
+        key = trace_type.key_and_flat(tuple(args), flat)
+        if not trace_type.accepts(self._key, key) and len(flat) == self._num_args:
+            raise TypeError(f"ConcreteFunction {self._name} was traced for "
+                            f"{trace_type.describe(self._key)}, called with "
+                            f"{trace_type.describe(key)}")
+        if len(flat) != self._num_args:
+            raise TypeError(f"ConcreteFunction {self._name} takes {self._num_args} tensor "
+                            f"argument(s), got {len(flat)}")
+        return function_call.call_flat(self, flat)
+
+    # --- introspection --------------------------------------------------------------------
+    @property
+    def inputs(self):
+        return [_ph_tensor(self.graph, p) for p in self.graph.inputs]
+
+    @property
+    def outputs(self):
+        return [func_graph.GraphTensor(self.graph, n, i, n.out_types[i])
+                for n, i in self.graph.outputs]
+
+    @property
+    def structured_outputs(self):
+        return function_call.rebuild(self._structure, self.outputs)
+
+    @property
+    def structured_input_signature(self):
+        """(positional specs, {keyword-only name: spec}); Python values stay values (TF)."""
+        specs = specs_of(self._key, self._arg_names)
+        params = list(self._function._sig.parameters.values()) if self._function else []
+        args, kw = [], {}
+        for p, s in itertools.zip_longest(params, specs):
+            kind = None if p is None else p.kind
+            if kind is inspect.Parameter.VAR_POSITIONAL:
+                args.extend(s)
+            elif kind is inspect.Parameter.VAR_KEYWORD:
+                kw.update(s)
+            elif kind is inspect.Parameter.KEYWORD_ONLY:
+                kw[p.name] = s
+            elif s is not None:
+                args.append(s)
+        return tuple(args), kw
+
+    @property
+    def function_type(self):
+        """TF's FunctionType: parameters annotated with trace types, output, captures."""
+        from . import function_type
+        sig = self._function._sig if self._function else inspect.Signature(
+            [inspect.Parameter(n, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+             for n in self._arg_names])
+        return function_type.build(sig, self._key, self._structure, self.outputs,
+                                   self._captures)
+
+    @property
+    def captured_inputs(self):
+        return list(self._captures)
+
+    @property
+    def variables(self):
+        return [c for c in self._captures if hasattr(c, "_handle")]
+
+    @property
+    def trainable_variables(self):
+        return [v for v in self.variables if v.trainable]
+
+    @property
+    def name(self):
+        return self._name
+
+    def pretty_printed_signature(self, verbose=True) -> str:
+        return self.function_type.pretty_printed()
+
+    def __str__(self):
+        return f"ConcreteFunction {self.pretty_printed_signature()}"
+
+    def __repr__(self):
+        return f"<ConcreteFunction {self.function_type} at 0x{id(self):X}>"
+
+
+def _ph_tensor(graph, node):
+    return func_graph.GraphTensor(graph, node, 0, node.out_types[0])
+
+
+def specs_of(key, names):
+    """TensorSpecs (nested as the arguments) of a trace type; Python values stay values."""
+    def spec(k, name):
+        if k[0] == trace_type.TENSOR:
+            from ..ir.shapes import TensorShape
+            return TensorSpec(TensorShape.from_tuple(k[2]) if k[2] is not None
+                              else TensorShape(None), k[1], name)
+        if trace_type._is_container(k):
+            kind = k[0]
+            if isinstance(kind, tuple):
+                return {kk: spec(c, f"{name}_{kk}") for kk, c in zip(kind[1], k[1])}
+            items = [spec(c, f"{name}_{i}") for i, c in enumerate(k[1])]
+            if kind is list:
+                return items
+            return tuple(items) if kind is tuple else kind(*items)
+        return k[1] if isinstance(k[0], type) else k
+    return tuple(spec(k, n) for k, n in zip(key[1], names + [
+        f"arg{i}" for i in range(len(names), len(key[1]))]))

@@ -1,0 +1,168 @@
+"""Tracing: run a Function's Python body once, with symbolic arguments, into a FuncGraph.
+
+`trace(function, args, key)` makes the placeholders of the trace type, installs the
+Variable-creation hook (TF's singleton-variable rule), runs the (AutoGraph-converted) body
+under the graph and records the output structure; the ConcreteFunction record wraps the result.
+"""
+from __future__ import annotations
+
+import logging
+import threading
+import time
+
+from ..ir import errors
+from ..ir.registry import TT
+from . import config, dispatch, func_graph, nest, trace_type, variables
+from .specs import TensorSpec
+from .tensor import Tensor
+
+log = logging.getLogger("flowjit")
+
+# Tracing, planning and compiling (cache misses only) hold one process-wide lock: the tracer's
+# hooks are process-wide, and concurrent first calls of a signature must trace and compile
+# once. Cache hits take no lock; variables have their own (runtime/resources.py).
+COMPILE_LOCK = threading.RLock()
+tracing_thread = None    # the thread that holds COMPILE_LOCK to trace
+
+
+def trace(function, args, key):
+    """A new ConcreteFunction of `function` for the trace type `key` (COMPILE_LOCK held)."""
+    global tracing_thread
+    outer_thread, tracing_thread = tracing_thread, threading.get_ident()
+    try:
+        return _trace_locked(function, args, key)
+    finally:
+        tracing_thread = outer_thread
+
+
+def _trace_locked(function, args, key):
+    from .concrete_function import ConcreteFunction
+    t0 = time.perf_counter()
+    first = not function._trace_count
+    graph, structure, created = _trace_once(function, args, key, may_create=first)
+    if created:
+        # As TF: a trace that created Variables is redone with creation refused, so a body
+        # that creates one on every call raises now, while one guarded by
+        # `if self.v is None` gets a graph that reads the (lifted) variables.
+        graph, structure, _ = _trace_once(function, args, key, may_create=False)
+    cf = ConcreteFunction(graph, structure, function, key, args)
+    cf.timings["trace"] = time.perf_counter() - t0
+    if config.LOG_COMPILES:
+        log.warning("flowjit: traced %s in %.1f ms (%d nodes)", function._name,
+                    cf.timings["trace"] * 1e3, len(graph.nodes))
+    return cf
+
+
+def _trace_once(function, args, key, may_create):
+    """Run the Python body once into a new FuncGraph. Returns the graph, the output
+    structure, and how many Variables the body created."""
+    graph = func_graph.FuncGraph(function._name)
+    graph.jit_compile = bool(function._jit_compile)  # gradients of loops check it
+    sym_args = _placeholders(graph, args, key, function._arg_names)
+    creator = _VariableCreator(function._name, may_create)
+    prev_create = variables._create_hook
+    variables._create_hook = creator
+    try:
+        with func_graph.as_default(graph):
+            out = function._call_python(sym_args)
+            structure = _outputs(graph, out)
+    finally:
+        variables._create_hook = prev_create
+    function._trace_count += 1
+    return graph, structure, creator.created
+
+
+class _VariableCreator:
+    """The Variable-creation hook of one trace: creation is lifted out of the graph (the
+    initial value is computed eagerly), and refused unless the trace may create (TF's
+    singleton-variable rule: only the first trace of a Function creates Variables)."""
+
+    def __init__(self, fname, may_create):
+        self._fname = fname
+        self._may_create = may_create
+        self.created = 0
+
+    def __call__(self, initial_value, dtype):
+        if not self._may_create:
+            raise ValueError(
+                f"tf.function only supports singleton tf.Variables created on the first call. "
+                f"Make sure the tf.Variable is only created once or created outside "
+                f"tf.function. ({self._fname} created one at {errors.user_frame()})")
+        self.created += 1
+        with func_graph.init_scope():
+            value = initial_value() if callable(initial_value) else initial_value
+            if isinstance(value, func_graph.GraphTensor):
+                value = _evaluate_constant(value)
+            return dispatch.convert_to_tensor(value, dtype=dtype)
+
+
+def _placeholders(graph, args, key, names):
+    """Symbolic arguments: each tensor leaf of the trace type becomes a placeholder."""
+    def build(value, k, name):
+        if k[0] == trace_type.TENSOR:
+            return graph.placeholder(TT(k[1], k[2]), name=name)
+        if trace_type._is_container(k):
+            kind = k[0]
+            if isinstance(kind, tuple):  # dict
+                return {kk: build(value[kk] if isinstance(value, dict) else None, c,
+                                  f"{name}_{kk}") for kk, c in zip(kind[1], k[1])}
+            vals = list(value) if isinstance(value, (list, tuple)) else [None] * len(k[1])
+            items = [build(v, c, f"{name}_{i}") for i, (v, c) in enumerate(zip(vals, k[1]))]
+            if kind is list:
+                return items
+            if kind is tuple:
+                return tuple(items)
+            return kind(*items)
+        if isinstance(value, TensorSpec):
+            return graph.placeholder(TT(value.dtype, value.shape.as_tuple()), name=name)
+        if k[0] == trace_type.USER:  # the body sees what the object's trace type gives
+            return k[1].placeholder_value(None)
+        return value
+    return tuple(build(v, k, n) for v, k, n in zip(args, key[1], names + [
+        f"arg{i}" for i in range(len(names), len(args))]))
+
+
+def _outputs(graph, out):
+    """The output structure: tensors become graph outputs (by index), the rest stays."""
+    def walk(v):
+        if hasattr(v, "_as_tensor") and not isinstance(v, Tensor):
+            v = v._as_tensor()
+        if isinstance(v, Tensor):
+            t = graph.capture(v) if not (isinstance(v, func_graph.GraphTensor)
+                                         and v._graph is graph) else v
+            graph.outputs.append((t._node, t._index))
+            return ("out", len(graph.outputs) - 1)
+        kind = nest.kind_of(v)
+        if kind != nest.LEAF:
+            return ("nest", v, kind, [walk(x) for x in nest.children(v, kind)])
+        if v is None:
+            return ("py", v)
+        try:  # as TF: Python values returned become Tensors (strings: tf.string Tensors)
+            return walk(dispatch.convert_to_tensor(v))
+        except (TypeError, ValueError):
+            raise TypeError(
+                f"To be compatible with tf.function, Python functions must return zero or more "
+                f"Tensors or ExtensionTypes or None values; in compilation of {graph.name}, "
+                f"found return value of type {type(v).__name__}, which is not a Tensor or "
+                f"ExtensionType.") from None
+    return walk(out)
+
+
+def _evaluate_constant(t):
+    """Evaluate a symbolic tensor that depends on no placeholder (a Variable's initial value
+    computed inside a trace), by running its nodes' kernels eagerly."""
+    from ..runtime.kernels import KERNELS
+    memo = {}
+
+    def value(node, idx):
+        if node not in memo:
+            if node.op == "placeholder" or node.op in ("cond", "case", "while") or node.stateful:
+                raise ValueError(
+                    f"A Variable's initial value created inside a tf.function must not depend "
+                    f"on function inputs or state (it needs {node.name}); create the "
+                    f"Variable outside the function [at {errors.user_frame()}]")
+            ins = [value(n, i) for n, i in node.inputs]
+            r = KERNELS[node.op](*ins, **node.attrs)
+            memo[node] = r if len(node.out_types) != 1 else (r,)
+        return memo[node][idx]
+    return Tensor._wrap(value(t._node, t._index), t._dtype)

@@ -4,8 +4,9 @@ Built once per ConcreteFunction (after the pass pipeline); running it touches no
 """
 from __future__ import annotations
 
+import numpy as np
 from xdsl.dialects import func
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.builtin import ModuleOp, TensorType
 
 from ..ir.dialect import CaseOp, CondOp, CreateTokenOp, DfOp, TokenType, WhileOp, YieldOp, \
     from_xdsl_type
@@ -23,7 +24,8 @@ def build_plan(module: ModuleOp, name: str | None = None) -> Plan:
     ret = block.last_op
     out_slots = tuple(b.slots[v] for v in ret.operands)
     out_types = tuple(from_xdsl_type(v.type) for v in ret.operands)
-    return Plan(steps, b.count, arg_slots, out_slots, out_types, b.constants)
+    return Plan(steps, b.count, arg_slots, out_slots, out_types, b.constants,
+                frozenset(b.scalars))
 
 
 def _entry(module: ModuleOp, name):
@@ -44,26 +46,48 @@ def _label(op) -> str:
     return _format_location(op.location)
 
 
+# NumPy dtypes whose 0-d values the generated code computes with Python operators on NumPy
+# scalars (runtime/codegen.py): exactly the ufunc's result for these, not for float16/bfloat16.
+_SCALAR_DTYPES = frozenset(np.dtype(t) for t in (
+    np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64,
+    np.float32, np.float64))
+
+
+def _is_numeric_scalar(ty) -> bool:
+    if not isinstance(ty, TensorType) or ty.get_shape():
+        return False
+    return from_xdsl_type(ty).dtype.np in _SCALAR_DTYPES
+
+
 class _Builder:
     def __init__(self):
         self.slots: dict = {}
         self.count = 0
         self.constants: dict = {}
+        self.scalars: set = set()
+        self._scalar_type: dict = {}   # xDSL type -> whether its values are numeric scalars
 
     def slot(self, value) -> int:
-        if isinstance(value.type, TokenType):
+        ty = value.type
+        if type(ty) is TokenType:
             return -1
         s = self.slots.get(value)
         if s is None:
             s = self.slots[value] = self.count
             self.count += 1
+            scalar = self._scalar_type.get(ty)
+            if scalar is None:
+                scalar = self._scalar_type[ty] = _is_numeric_scalar(ty)
+            if scalar:
+                self.scalars.add(s)
         return s
 
     def _ins(self, values):
-        return tuple(self.slots[v] for v in values if not isinstance(v.type, TokenType))
+        slots = self.slots
+        return tuple([slots[v] for v in values if type(v.type) is not TokenType])
 
     def _outs(self, values):
-        return tuple(self.slot(v) for v in values if not isinstance(v.type, TokenType))
+        return tuple([self.slot(v) for v in values if type(v.type) is not TokenType])
 
     def steps_for(self, block) -> list:
         steps = []

@@ -46,13 +46,24 @@ class Plan:
     out_slots: tuple
     out_types: tuple     # TT per output: results are wrapped with these dtypes
     constants: dict      # slot -> value, filled once (df.const never runs per call)
+    scalar_slots: frozenset = frozenset()   # slots of 0-d values of a plain numeric dtype
 
     def __post_init__(self):
         self._template = [None] * self.num_slots
         for i, v in self.constants.items():
             self._template[i] = v
+        from .codegen import GeneratedPlan
+        try:
+            self.generated = GeneratedPlan(self)
+        except (SyntaxError, RecursionError, MemoryError):
+            # Python refuses the source (more than 20 nested loops, 100 indentation levels):
+            # such a plan is interpreted.
+            self.generated = None
+            self.run = self.interpret
+        else:
+            self.run = self.generated.run
 
-    def run(self, args):
+    def interpret(self, args):
         slots = self._template[:]
         for i, v in zip(self.arg_slots, args):
             slots[i] = v
@@ -82,30 +93,39 @@ def run_steps(steps, slots):
                 _run_region(branches[i if 0 <= i < len(branches) else -1], slots, outs)
             else:
                 _run_while(attrs, slots, ins, outs)
-    except OpError as e:
-        if getattr(e, "_flowjit_located", False) or step is None:
+    except _FAILURES as e:
+        located = locate_failure(e, step, slots.__getitem__)
+        if located is None:
             raise
-        err = type(e)(e.node_def, e.op, f"{e.message}\n  [[node {step[5]}]]")
-        err._flowjit_located = True
-        raise err from None
-    except _KERNEL_FAILURES as e:
-        # A kernel rejected values that only the run shows (a `None` dim hid the mismatch at
-        # trace time): TF's InvalidArgumentError, naming the op, its inputs and the user's line.
-        if step is None or not isinstance(step[5], StepLabel):
-            raise
-        err = InvalidArgumentError(None, step[5].op, _explain(step, slots, e))
-        err._flowjit_located = True
-        raise err from None
+        raise located from None
 
 
-_KERNEL_FAILURES = (ValueError, TypeError, IndexError, ArithmeticError)
+def locate_failure(error, step, read):
+    """The error to raise for `error` raised by `step` (`read(slot)` gives its inputs), or
+    None to let it pass unchanged: an OpError gets the step's node and line; a kernel failure
+    (values that only the run shows: a `None` dim hid the mismatch at trace time) becomes TF's
+    InvalidArgumentError naming the op, its inputs and the user's line."""
+    if step is None or getattr(error, "_flowjit_located", False):
+        return None
+    label = step[5]
+    if isinstance(error, OpError):
+        located = type(error)(error.node_def, error.op, f"{error.message}\n  [[node {label}]]")
+    elif isinstance(label, StepLabel):
+        located = InvalidArgumentError(None, label.op, _explain(step, read, error))
+    else:
+        return None
+    located._flowjit_located = True
+    return located
 
 
-def _explain(step, slots, failure) -> str:
+_FAILURES = (OpError, ValueError, TypeError, IndexError, ArithmeticError)
+
+
+def _explain(step, read, failure) -> str:
     """`op(inputs): why` with the op's own inference message for the concrete inputs (TF's
     text, e.g. "Matrix size-incompatible"), else the kernel's."""
     _, _, ins, _, attrs, label = step
-    values = [np.asarray(slots[i]) for i in ins]
+    values = [np.asarray(read(i)) for i in ins]
     why = str(failure)
     try:
         infer_types(OPS[label.op], [TT(D.from_numpy(v.dtype), v.shape) for v in values],

@@ -24,8 +24,7 @@ def build_plan(module: ModuleOp, name: str | None = None) -> Plan:
     ret = block.last_op
     out_slots = tuple(b.slots[v] for v in ret.operands)
     out_types = tuple(from_xdsl_type(v.type) for v in ret.operands)
-    return Plan(steps, b.count, arg_slots, out_slots, out_types, b.constants,
-                frozenset(b.scalars))
+    return Plan(steps, b.count, arg_slots, out_slots, out_types, b.constants, b.scalars)
 
 
 def _entry(module: ModuleOp, name):
@@ -53,10 +52,12 @@ _SCALAR_DTYPES = frozenset(np.dtype(t) for t in (
     np.float32, np.float64))
 
 
-def _is_numeric_scalar(ty) -> bool:
+def _scalar_dtype(ty):
+    """The NumPy dtype of a 0-d tensor type of a plain numeric dtype, else None."""
     if not isinstance(ty, TensorType) or ty.get_shape():
-        return False
-    return from_xdsl_type(ty).dtype.np in _SCALAR_DTYPES
+        return None
+    dtype = np.dtype(from_xdsl_type(ty).dtype.np)
+    return dtype if dtype in _SCALAR_DTYPES else None
 
 
 class _Builder:
@@ -64,8 +65,8 @@ class _Builder:
         self.slots: dict = {}
         self.count = 0
         self.constants: dict = {}
-        self.scalars: set = set()
-        self._scalar_type: dict = {}   # xDSL type -> whether its values are numeric scalars
+        self.scalars: dict = {}        # slot -> NumPy dtype, for 0-d values of _SCALAR_DTYPES
+        self._scalar_type: dict = {}   # xDSL type -> _scalar_dtype(type)
 
     def slot(self, value) -> int:
         ty = value.type
@@ -75,11 +76,11 @@ class _Builder:
         if s is None:
             s = self.slots[value] = self.count
             self.count += 1
-            scalar = self._scalar_type.get(ty)
-            if scalar is None:
-                scalar = self._scalar_type[ty] = _is_numeric_scalar(ty)
-            if scalar:
-                self.scalars.add(s)
+            if ty not in self._scalar_type:
+                self._scalar_type[ty] = _scalar_dtype(ty)
+            dtype = self._scalar_type[ty]
+            if dtype is not None:
+                self.scalars[s] = dtype
         return s
 
     def _ins(self, values):

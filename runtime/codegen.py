@@ -30,6 +30,8 @@ SCALAR_OPERATORS = {
     "add": "+", "sub": "-", "mul": "*", "less": "<", "less_equal": "<=", "greater": ">",
     "greater_equal": ">=", "equal": "==", "not_equal": "!=",
 }
+# NumPy warns when integer scalar arithmetic wraps, where the ufunc on arrays wraps silently
+# (as TF does): a plan with such operators runs under np.errstate(over="ignore").
 _LITERAL_TYPES = (bool, int, str, type(None))
 _MODULE = __name__  # generated frames report this module: flowjit's warning filters apply
 
@@ -82,7 +84,7 @@ class _Generator:
         self.lines: list[str] = []
         self.steps_by_line: dict = {}
         self.names: dict = {-1: "_"}    # slot -> variable name where it is not `s<slot>`
-        self.globals: dict = {"_host_scalar": host_scalar}
+        self.globals: dict = {"_host_scalar": host_scalar, "_np": np}
         self._kernels: dict = {}        # id(fn) -> global name
         self._temp = itertools.count()
         for slot, value in plan.constants.items():
@@ -95,13 +97,18 @@ class _Generator:
         plan = self.plan
         self._emit(0, "def run(args):")
         self._emit(1, "try:")
+        depth = 2
+        if any(self._operator(step) in ("+", "-", "*") and
+               self.scalars[step[2][0]].kind in "iu" for step in _walk(plan.steps)):
+            self._emit(depth, 'with _np.errstate(over="ignore"):')
+            depth += 1
         if plan.arg_slots:
-            self._emit(2, f"{self._names(plan.arg_slots)}, = args")
+            self._emit(depth, f"{self._names(plan.arg_slots)}, = args")
         for s in plan.arg_slots:
             if s in self.scalars:
-                self._emit(2, f"{self.name(s)} = _host_scalar({self.name(s)})")
-        self._block(plan.steps, plan.out_slots, 2)
-        self._emit(2, f"return [{self._names(plan.out_slots)}]")
+                self._emit(depth, f"{self.name(s)} = _host_scalar({self.name(s)})")
+        self._block(plan.steps, plan.out_slots, depth)
+        self._emit(depth, f"return [{self._names(plan.out_slots)}]")
         self._emit(1, "except _FAILURES as e:")
         self._emit(2, "located = _locate(e)")
         self._emit(2, "if located is None:")
@@ -177,11 +184,18 @@ class _Generator:
         else:
             self._while(step, depth)
 
+    def _operator(self, step):
+        """The Python operator that runs `step` on its NumPy scalars, or None."""
+        kind, _, ins, _, attrs, label = step
+        if kind == ONE and not attrs and len(ins) == 2 and ins[0] in self.scalars \
+                and ins[1] in self.scalars:
+            return SCALAR_OPERATORS.get(label.op)
+        return None
+
     def _call(self, step) -> str:
         kind, fn, ins, outs, attrs, label = step
-        if kind == ONE and label.op in SCALAR_OPERATORS and len(ins) == 2 and not attrs \
-                and ins[0] in self.scalars and ins[1] in self.scalars:
-            op = SCALAR_OPERATORS[label.op]
+        op = self._operator(step)
+        if op is not None:
             return f"{self.name(outs)} = {self.name(ins[0])} {op} {self.name(ins[1])}"
         args = [self.name(s) for s in ins]
         other = {}
@@ -223,6 +237,20 @@ def _is_literal(value) -> bool:
     if type(value) is tuple:
         return all(_is_literal(v) for v in value)
     return type(value) in _LITERAL_TYPES
+
+
+def _walk(steps):
+    """Every kernel step of `steps`, regions included."""
+    for step in steps:
+        kind, _, _, _, attrs, _ = step
+        if kind in (COND, CASE):
+            for region_steps, _ in attrs:
+                yield from _walk(region_steps)
+        elif kind == WHILE:
+            yield from _walk(attrs[0])
+            yield from _walk(attrs[3])
+        else:
+            yield step
 
 
 def _defined(step):

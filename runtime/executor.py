@@ -8,7 +8,7 @@ read directly). Token values take no slot: plan order already is program order.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -46,7 +46,7 @@ class Plan:
     out_slots: tuple
     out_types: tuple     # TT per output: results are wrapped with these dtypes
     constants: dict      # slot -> value, filled once (df.const never runs per call)
-    scalar_slots: frozenset = frozenset()   # slots of 0-d values of a plain numeric dtype
+    scalar_slots: dict = field(default_factory=dict)  # slot -> dtype of 0-d plain numerics
 
     def __post_init__(self):
         self._template = [None] * self.num_slots

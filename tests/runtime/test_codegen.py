@@ -1,0 +1,139 @@
+"""The executor's generated code (runtime/codegen.py) against its interpreter, and the
+mechanisms it adds: scalar operators, host copies of device scalars, errors located at the
+failing step, values freed after their last use, and the interpreter for sources Python
+refuses."""
+from __future__ import annotations
+
+import tracemalloc
+import warnings
+
+import numpy as np
+import pytest
+
+import flowjit as tf
+from flowjit.errors import InvalidArgumentError
+from op_samples import SAMPLES
+
+# The first deterministic sample of each op: each kernel once through both runners.
+ONE_PER_OP = [next(s for s in SAMPLES[op] if s.deterministic) for op in sorted(SAMPLES)
+              if any(s.deterministic for s in SAMPLES[op])]
+
+
+def _plan_and_args(fn, *args):
+    tensors = [tf.constant(a) for a in args]
+    cf = fn.get_concrete_function(*tensors)
+    cf._build()
+    return cf._plan, [t._value for t in tensors] + cf._capture_values
+
+
+def _same(a, b):
+    a, b = np.asarray(a), np.asarray(b)
+    assert a.dtype == b.dtype and a.shape == b.shape
+    np.testing.assert_array_equal(a, b)  # NaNs in the same places count as equal
+
+
+@pytest.mark.parametrize("sample", ONE_PER_OP, ids=[s.id for s in ONE_PER_OP])
+def test_generated_code_matches_interpreter(sample):
+    if sample.reset is not None:
+        sample.reset()
+    plan, args = _plan_and_args(tf.function(sample.fn), *sample.args())
+    assert plan.generated is not None
+    if sample.raises is not None:
+        with pytest.raises(sample.raises) as generated:
+            plan.run(args)
+        with pytest.raises(sample.raises) as interpreted:
+            plan.interpret(args)
+        assert str(generated.value) == str(interpreted.value)
+        return
+    if sample.reset is not None:
+        sample.reset()
+    got = plan.run(args)
+    if sample.reset is not None:
+        sample.reset()
+    want = plan.interpret(args)
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        _same(g, w)
+
+
+def _counting_loop(start, limit):
+    @tf.function
+    def f(i):
+        return tf.while_loop(lambda i: i < limit, lambda i: (i + start,), [i])[0]
+    return f
+
+
+def test_loop_counter_runs_as_python_operators():
+    f = _counting_loop(1, 10)
+    plan, args = _plan_and_args(f, np.int32(0))
+    assert " < " in plan.generated.source and " + " in plan.generated.source
+    assert f(tf.constant(0)).numpy() == 10
+
+
+def test_scalar_operators_wrap_on_overflow_silently():
+    # TF 2.21: tf.int32 arithmetic wraps (2147483647 + 1 == -2147483648), with no warning.
+    @tf.function
+    def f(x):
+        return tf.while_loop(lambda i, v: i < 2, lambda i, v: (i + 1, v + 1), [0, x])[1]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        out = f(tf.constant(2147483646, tf.int32))
+    assert out.dtype == tf.int32 and out.numpy() == -2147483648
+
+
+def test_device_scalars_get_numpy_semantics():
+    # An XLA result (a device buffer) passed to an executor function computes as NumPy
+    # would: int64 stays int64 (JAX without x64 would compute in 32 bits).
+    big = tf.function(lambda x: x * 2, jit_compile=True)(tf.constant(2 ** 40, tf.int64))
+    f = _counting_loop(2 ** 40, 2 ** 42)
+    out = f(big)
+    assert isinstance(out.numpy(), np.int64) and out.numpy() == 2 ** 42
+
+
+def test_failing_step_in_a_loop_names_op_shapes_and_line():
+    @tf.function(input_signature=[tf.TensorSpec([None, None]), tf.TensorSpec([None, None])])
+    def f(a, b):
+        return tf.while_loop(lambda i, x: i < 2, lambda i, x: (i + 1, tf.matmul(x, b)),
+                             [0, a])[1]
+    args = [np.ones((2, 3), np.float32), np.ones((2, 2), np.float32)]
+    with pytest.raises(InvalidArgumentError) as generated:
+        f(*args)
+    text = str(generated.value)
+    assert "matmul(float32[2,3], float32[2,2])" in text and "test_codegen.py" in text
+    plan = f.get_concrete_function()._plan
+    with pytest.raises(InvalidArgumentError) as interpreted:
+        plan.interpret(args)
+    assert str(interpreted.value) == text
+
+
+def test_intermediates_are_freed_after_their_last_use():
+    n = 1 << 18  # 1 MiB of float32
+
+    @tf.function
+    def f(x):
+        for _ in range(4):
+            x = tf.sin(x)
+            x = tf.tanh(x)
+        return x
+    x = tf.constant(np.linspace(0, 1, n, dtype=np.float32))
+    f(x)
+    tracemalloc.start()
+    try:
+        f(x)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 3 * 4 * n   # the result, one live intermediate and slack (8 without frees)
+
+
+def test_nesting_python_refuses_runs_interpreted():
+    # CPython's parser allows 100 levels of indentation: 100 nested conds run on the
+    # interpreter, with the same result.
+    def nest(depth):
+        if depth == 0:
+            return lambda x: x + 1.0
+        return lambda x: tf.cond(x > -1.0, lambda: nest(depth - 1)(x), lambda: x)
+    f = tf.function(nest(100))
+    plan, _ = _plan_and_args(f, np.float32(0))
+    assert plan.generated is None
+    assert f(tf.constant(0.0)).numpy() == 1.0

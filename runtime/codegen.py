@@ -23,7 +23,7 @@ import keyword
 
 import numpy as np
 
-from .executor import _FAILURES, CASE, COND, MANY, NONE, ONE, WHILE, locate_failure
+from .executor import _FAILURES, CASE, COND, MANY, NONE, ONE, WHILE, _walk, locate_failure
 
 # df op -> the Python operator that computes it on 0-d NumPy values exactly as its kernel does
 SCALAR_OPERATORS = {
@@ -146,12 +146,15 @@ class _Generator:
         last = _last_uses(steps)
         for s in yields:
             last[s] = len(steps)
+        dying: dict = {}   # step index -> slots whose last use it is
+        for s, at in last.items():
+            dying.setdefault(at, []).append(s)
         for i, step in enumerate(steps):
             self._step(step, depth)
             made = _defined(step)
             defined.update(made)
             self._delete(depth, [s for s in made if s not in last] +
-                         [s for s, at in last.items() if at == i and s in defined])
+                         [s for s in dying.get(i, ()) if s in defined])
         if outs:
             self._emit(depth, f"{self._names(outs)}, = {self._names(yields)},")
             self._delete(depth, [s for s in yields if s in defined])
@@ -237,20 +240,6 @@ def _is_literal(value) -> bool:
     if type(value) is tuple:
         return all(_is_literal(v) for v in value)
     return type(value) in _LITERAL_TYPES
-
-
-def _walk(steps):
-    """Every kernel step of `steps`, regions included."""
-    for step in steps:
-        kind, _, _, _, attrs, _ = step
-        if kind in (COND, CASE):
-            for region_steps, _ in attrs:
-                yield from _walk(region_steps)
-        elif kind == WHILE:
-            yield from _walk(attrs[0])
-            yield from _walk(attrs[3])
-        else:
-            yield step
 
 
 def _defined(step):

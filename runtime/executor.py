@@ -52,16 +52,34 @@ class Plan:
         self._template = [None] * self.num_slots
         for i, v in self.constants.items():
             self._template[i] = v
+        self.generated = None
+        # Tiers, as a JIT's: a plan with a loop is compiled to Python at once (each iteration
+        # gains); a straight-line plan runs its first call on the interpreter and is compiled
+        # on the second, so a function called once does not pay Python's compiler (about as
+        # much as a thousand interpreted steps).
+        if any(step[0] == WHILE for step in _walk(self.steps)):
+            self._compile()
+        else:
+            self.run = self._interpret_first
+
+    def _interpret_first(self, args):
+        self.run = self._compile_then_run
+        return self.interpret(args)
+
+    def _compile_then_run(self, args):
+        return self._compile()(args)
+
+    def _compile(self):
+        """Replace `run` by the plan's generated function (the interpreter if Python refuses
+        the source: more than 20 nested loops, 100 levels of indentation); return it."""
         from .codegen import GeneratedPlan
         try:
             self.generated = GeneratedPlan(self)
         except (SyntaxError, RecursionError, MemoryError):
-            # Python refuses the source (more than 20 nested loops, 100 indentation levels):
-            # such a plan is interpreted.
-            self.generated = None
             self.run = self.interpret
         else:
             self.run = self.generated.run
+        return self.run
 
     def interpret(self, args):
         slots = self._template[:]
@@ -69,6 +87,19 @@ class Plan:
             slots[i] = v
         run_steps(self.steps, slots)
         return [slots[i] for i in self.out_slots]
+
+
+def _walk(steps):
+    """Every step of `steps`, those in regions included."""
+    for step in steps:
+        yield step
+        kind, attrs = step[0], step[4]
+        if kind in (COND, CASE):
+            for region_steps, _ in attrs:
+                yield from _walk(region_steps)
+        elif kind == WHILE:
+            yield from _walk(attrs[0])
+            yield from _walk(attrs[3])
 
 
 def run_steps(steps, slots):

@@ -23,6 +23,7 @@ def _plan_and_args(fn, *args):
     tensors = [tf.constant(a) for a in args]
     cf = fn.get_concrete_function(*tensors)
     cf._build()
+    cf._plan._compile()
     return cf._plan, [t._value for t in tensors] + cf._capture_values
 
 
@@ -117,6 +118,7 @@ def test_intermediates_are_freed_after_their_last_use():
         return x
     x = tf.constant(np.linspace(0, 1, n, dtype=np.float32))
     f(x)
+    f(x)   # compiled on the second call
     tracemalloc.start()
     try:
         f(x)
@@ -135,5 +137,16 @@ def test_nesting_python_refuses_runs_interpreted():
         return lambda x: tf.cond(x > -1.0, lambda: nest(depth - 1)(x), lambda: x)
     f = tf.function(nest(100))
     plan, _ = _plan_and_args(f, np.float32(0))
-    assert plan.generated is None
+    assert plan.generated is None and plan.run == plan.interpret
     assert f(tf.constant(0.0)).numpy() == 1.0
+
+
+def test_straight_line_plans_compile_on_their_second_call():
+    f = tf.function(lambda x: x * 2.0 + 1.0)
+    x = tf.constant([1.0, 2.0])
+    assert f(x).numpy().tolist() == [3.0, 5.0]
+    plan = f.get_concrete_function(x)._plan
+    assert plan.generated is None
+    assert f(x).numpy().tolist() == [3.0, 5.0]
+    assert plan.generated is not None and plan.run == plan.generated.run
+    assert f(x).numpy().tolist() == [3.0, 5.0]

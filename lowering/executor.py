@@ -24,7 +24,8 @@ def build_plan(module: ModuleOp, name: str | None = None) -> Plan:
     ret = block.last_op
     out_slots = tuple(b.slots[v] for v in ret.operands)
     out_types = tuple(from_xdsl_type(v.type) for v in ret.operands)
-    return Plan(steps, b.count, arg_slots, out_slots, out_types, b.constants, b.scalars)
+    return Plan(steps, b.count, arg_slots, out_slots, out_types, b.constants, b.scalars,
+                b.arrays)
 
 
 def _entry(module: ModuleOp, name):
@@ -52,12 +53,14 @@ _SCALAR_DTYPES = frozenset(np.dtype(t) for t in (
     np.float32, np.float64))
 
 
-def _scalar_dtype(ty):
-    """The NumPy dtype of a 0-d tensor type of a plain numeric dtype, else None."""
-    if not isinstance(ty, TensorType) or ty.get_shape():
+def _static_type(ty):
+    """(NumPy dtype, shape) of a tensor type whose shape is fully known, else None."""
+    if not isinstance(ty, TensorType):
         return None
-    dtype = np.dtype(from_xdsl_type(ty).dtype.np)
-    return dtype if dtype in _SCALAR_DTYPES else None
+    tt = from_xdsl_type(ty)
+    if any(d is None for d in tt.shape):
+        return None
+    return np.dtype(tt.dtype.np), tt.shape
 
 
 class _Builder:
@@ -66,7 +69,8 @@ class _Builder:
         self.count = 0
         self.constants: dict = {}
         self.scalars: dict = {}        # slot -> NumPy dtype, for 0-d values of _SCALAR_DTYPES
-        self._scalar_type: dict = {}   # xDSL type -> _scalar_dtype(type)
+        self.arrays: dict = {}         # slot -> (NumPy dtype, shape) of other static types
+        self._static: dict = {}        # xDSL type -> _static_type(type)
 
     def slot(self, value) -> int:
         ty = value.type
@@ -76,11 +80,13 @@ class _Builder:
         if s is None:
             s = self.slots[value] = self.count
             self.count += 1
-            if ty not in self._scalar_type:
-                self._scalar_type[ty] = _scalar_dtype(ty)
-            dtype = self._scalar_type[ty]
-            if dtype is not None:
-                self.scalars[s] = dtype
+            if ty not in self._static:
+                self._static[ty] = _static_type(ty)
+            static = self._static[ty]
+            if static is not None and static[1] == () and static[0] in _SCALAR_DTYPES:
+                self.scalars[s] = static[0]
+            elif static is not None:
+                self.arrays[s] = static
         return s
 
     def _ins(self, values):

@@ -10,7 +10,9 @@ line (`s7 = k2(s3, s5, axis=1)`), regions become inline `if`/`while` blocks, and
   operator is the same ufunc, so the results are identical. Rank-0 arguments and variable
   reads are converted to NumPy scalars first (a device buffer would bring JAX's semantics);
 - a value is `del`eted right after its last use (a liveness plan), so a large intermediate is
-  freed as soon as it dies instead of when the call returns;
+  freed as soon as it dies instead of when the call returns; an elementwise ufunc whose
+  operand dies there writes into that operand (`out=`) when the operand is a fresh array no
+  other step saw (so no view of it exists) of the result's static shape and dtype;
 - the body of a `df.while` reuses the loop's result variables as its arguments: no copies.
 
 A failing line is mapped back to its step (the code object's line table), and the error is
@@ -33,6 +35,8 @@ SCALAR_OPERATORS = {
 # NumPy warns when integer scalar arithmetic wraps, where the ufunc on arrays wraps silently
 # (as TF does): a plan with such operators runs under np.errstate(over="ignore").
 _LITERAL_TYPES = (bool, int, str, type(None))
+# Ops whose kernels return a new array they alone hold (besides ufuncs): candidates for `out=`
+_FRESH = frozenset(("matmul", "fused_matmul"))
 _MODULE = __name__  # generated frames report this module: flowjit's warning filters apply
 
 
@@ -81,6 +85,10 @@ class _Generator:
     def __init__(self, plan):
         self.plan = plan
         self.scalars = plan.scalar_slots
+        self.uses = _use_counts(plan.steps)
+        for s in plan.out_slots:
+            self.uses[s] = self.uses.get(s, 0) + 1
+        self.fresh: set = set()   # this block's slots holding arrays only their producer made
         self.lines: list[str] = []
         self.steps_by_line: dict = {}
         self.names: dict = {-1: "_"}    # slot -> variable name where it is not `s<slot>`
@@ -143,7 +151,8 @@ class _Generator:
         deleted right after its last use in this block (a use inside a nested region counts
         at the region's step); one yielded, after the assignment."""
         defined = set()
-        last = _last_uses(steps)
+        outer_fresh, self.fresh = self.fresh, set()   # a loop body must not overwrite values
+        last = _last_uses(steps)                      # from above: they serve every iteration
         for s in yields:
             last[s] = len(steps)
         dying: dict = {}   # step index -> slots whose last use it is
@@ -160,6 +169,7 @@ class _Generator:
             self._delete(depth, [s for s in yields if s in defined])
         elif not steps:
             self._emit(depth, "pass")
+        self.fresh = outer_fresh
 
     def _delete(self, depth, slots):
         dead = [s for s in dict.fromkeys(slots) if s not in self.scalars]
@@ -211,7 +221,13 @@ class _Generator:
                 args.append(f"{key}={self._global('a', value)}")
         if other:
             args.append(f"**{self._global('a', other)}")
+        if kind == ONE and isinstance(fn, np.ufunc) and fn.nin == 2 and not attrs:
+            reused = self._reusable(ins, outs)
+            if reused is not None:
+                args.append(f"out={self.name(reused)}")
         call = f"{self._kernel(fn)}({', '.join(args)})"
+        if kind == ONE and (label.op in _FRESH or isinstance(fn, np.ufunc)):
+            self.fresh.add(outs)
         if kind == NONE:
             return call
         if kind == MANY:
@@ -219,6 +235,15 @@ class _Generator:
         if label.op == "read_variable" and outs in self.scalars:
             return f"{self.name(outs)} = _host_scalar({call})"
         return f"{self.name(outs)} = {call}"
+
+    def _reusable(self, ins, out):
+        """The operand whose buffer can take the result of the ufunc step `ins -> out`."""
+        want = self.plan.array_slots.get(out)
+        for s in ins:
+            if s in self.fresh and self.uses.get(s) == 1 and \
+                    self.plan.array_slots.get(s) == want is not None:
+                return s
+        return None
 
     def _while(self, step, depth):
         _, _, ins, outs, attrs, _ = step
@@ -265,6 +290,21 @@ def _uses(step):
         for s in itertools.chain(cond_steps, body_steps):
             used.update(_uses(s))
     return used
+
+
+def _use_counts(steps) -> dict:
+    """slot -> how many times a step reads it (regions and yields included)."""
+    counts: dict = {}
+    for step in _walk(steps):
+        kind, _, ins, _, attrs, _ = step
+        read = list(ins)
+        if kind in (COND, CASE):
+            read += [y for _, yields in attrs for y in yields]
+        elif kind == WHILE:
+            read += [attrs[2], *attrs[5]]
+        for s in read:
+            counts[s] = counts.get(s, 0) + 1
+    return counts
 
 
 def _last_uses(steps) -> dict:

@@ -47,6 +47,7 @@ class Plan:
     out_types: tuple     # TT per output: results are wrapped with these dtypes
     constants: dict      # slot -> value, filled once (df.const never runs per call)
     scalar_slots: dict = field(default_factory=dict)  # slot -> dtype of 0-d plain numerics
+    array_slots: dict = field(default_factory=dict)   # slot -> (dtype, shape), other static
 
     def __post_init__(self):
         self._template = [None] * self.num_slots

@@ -150,3 +150,39 @@ def test_straight_line_plans_compile_on_their_second_call():
     assert f(x).numpy().tolist() == [3.0, 5.0]
     assert plan.generated is not None and plan.run == plan.generated.run
     assert f(x).numpy().tolist() == [3.0, 5.0]
+
+
+def test_ufunc_writes_into_a_dying_fresh_operand_only():
+    @tf.function
+    def f(x, y):
+        a = tf.matmul(x, y)          # fresh, read once: the mul below may write into it
+        b = tf.matmul(x + 1.0, y)    # fresh, but also returned: must stay intact
+        c = tf.matmul(x + 2.0, y)    # fresh, but read on every iteration of the loop
+        out = tf.while_loop(lambda i, v: i < 3, lambda i, v: (i + 1, v + c * 2.0),
+                            [0, tf.zeros_like(c)])[1]
+        return a * 3.0, b, b * 2.0, out
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    y = np.ones((3, 2), np.float32)
+    plan, args = _plan_and_args(f, x, y)
+    assert "out=" in plan.generated.source
+    xy, b, c = x @ y, (x + 1) @ y, (x + 2) @ y
+    got = [t.numpy() for t in f(tf.constant(x), tf.constant(y))]
+    for g, want in zip(got, [xy * 3, b, b * 2, c * 6]):
+        np.testing.assert_array_equal(g, want)
+
+
+def test_variable_updates_in_place_only_when_unobserved():
+    v = tf.Variable(np.ones(4, np.float32))
+
+    @tf.function
+    def step():
+        v.assign_sub(tf.ones(4) * 0.5)
+    step()
+    before = id(v._handle.value)   # (an id: holding the array would stop the in-place update)
+    step()   # the plan holds no read of `v`: updated in place
+    assert id(v._handle.value) == before
+    seen = v.value()   # a Tensor holds the old value: the update makes a new array
+    step()
+    assert id(v._handle.value) != before
+    np.testing.assert_array_equal(seen.numpy(), np.zeros(4, np.float32))
+    np.testing.assert_array_equal(v.numpy(), np.full(4, -0.5, np.float32))

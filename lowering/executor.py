@@ -63,6 +63,9 @@ def _static_type(ty):
     return np.dtype(tt.dtype.np), tt.shape
 
 
+_SKIPPED = (CreateTokenOp, func.ReturnOp, YieldOp)   # order and results need no step
+
+
 class _Builder:
     def __init__(self):
         self.slots: dict = {}
@@ -70,7 +73,12 @@ class _Builder:
         self.constants: dict = {}
         self.scalars: dict = {}        # slot -> NumPy dtype, for 0-d values of _SCALAR_DTYPES
         self.arrays: dict = {}         # slot -> (NumPy dtype, shape) of other static types
-        self._static: dict = {}        # xDSL type -> _static_type(type)
+        # id(xDSL type) -> (type, _static_type(type)): hashing a type walks its parameters,
+        # and the importer shares one object per type
+        self._static: dict = {}
+        self._handlers = {CondOp: self._cond_step, CaseOp: self._case_step,
+                          WhileOp: self._while_step}
+        self._kind_of_class: dict = {}
 
     def slot(self, value) -> int:
         ty = value.type
@@ -80,9 +88,10 @@ class _Builder:
         if s is None:
             s = self.slots[value] = self.count
             self.count += 1
-            if ty not in self._static:
-                self._static[ty] = _static_type(ty)
-            static = self._static[ty]
+            entry = self._static.get(id(ty))
+            if entry is None:
+                entry = self._static[id(ty)] = (ty, _static_type(ty))
+            static = entry[1]
             if static is not None and static[1] == () and static[0] in _SCALAR_DTYPES:
                 self.scalars[s] = static[0]
             elif static is not None:
@@ -96,30 +105,43 @@ class _Builder:
     def _outs(self, values):
         return tuple([self.slot(v) for v in values if type(v.type) is not TokenType])
 
+    def _kind(self, cls):
+        """"skip", "df", a region handler, or None (unknown), found once per op class."""
+        kind = self._kind_of_class.get(cls)
+        if kind is None:
+            kind = "skip" if issubclass(cls, _SKIPPED) else "df" if issubclass(cls, DfOp) \
+                else next((h for c, h in self._handlers.items() if issubclass(cls, c)), None)
+            self._kind_of_class[cls] = kind
+        return kind
+
     def steps_for(self, block) -> list:
         steps = []
         for op in block.ops:
-            if isinstance(op, (CreateTokenOp, func.ReturnOp, YieldOp)):
+            kind = self._kind(type(op))
+            if kind == "skip":
                 continue
-            if isinstance(op, DfOp) and op.opdef.name == "const":
-                step = self._kernel_step(op)       # evaluated once, at plan time
-                self.constants[step[3]] = step[1](**step[4])
-            elif isinstance(op, DfOp):
-                steps.append(self._kernel_step(op))
-            elif isinstance(op, CondOp):
-                outs = self._outs(op.results)
-                branches = (self._region(op.then_region), self._region(op.else_region))
-                steps.append((COND, None, self._ins([op.pred]), outs, branches, _label(op)))
-            elif isinstance(op, CaseOp):
-                outs = self._outs(op.results)
-                branches = tuple(self._region(r) for r in op.branches)
-                steps.append((CASE, None, self._ins([op.index]), outs, branches, _label(op)))
-            elif isinstance(op, WhileOp):
-                steps.append(self._while_step(op))
+            if kind == "df":
+                step = self._kernel_step(op)
+                if step[5].op == "const":          # evaluated once, at plan time
+                    self.constants[step[3]] = step[1](**step[4])
+                else:
+                    steps.append(step)
+            elif kind is not None:
+                steps.append(kind(op))
             else:
                 raise UnimplementedError(None, op.name, f"the graph executor cannot run "
                                          f"'{op.name}' ({_label(op)})")
         return steps
+
+    def _cond_step(self, op):
+        outs = self._outs(op.results)
+        branches = (self._region(op.then_region), self._region(op.else_region))
+        return (COND, None, self._ins([op.pred]), outs, branches, _label(op))
+
+    def _case_step(self, op):
+        outs = self._outs(op.results)
+        branches = tuple(self._region(r) for r in op.branches)
+        return (CASE, None, self._ins([op.index]), outs, branches, _label(op))
 
     def _kernel_step(self, op):
         name = op.opdef.name

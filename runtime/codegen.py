@@ -32,8 +32,6 @@ SCALAR_OPERATORS = {
     "add": "+", "sub": "-", "mul": "*", "less": "<", "less_equal": "<=", "greater": ">",
     "greater_equal": ">=", "equal": "==", "not_equal": "!=",
 }
-# NumPy warns when integer scalar arithmetic wraps, where the ufunc on arrays wraps silently
-# (as TF does): a plan with such operators runs under np.errstate(over="ignore").
 _LITERAL_TYPES = (bool, int, str, type(None))
 # Ops whose kernels return a new array they alone hold (besides ufuncs): candidates for `out=`
 _FRESH = frozenset(("matmul", "fused_matmul"))
@@ -51,10 +49,10 @@ class GeneratedPlan:
     def __init__(self, plan):
         gen = _Generator(plan)
         source = gen.source()
-        self.code = compile(source, f"<flowjit plan {id(plan):x}>", "exec")
+        code = compile(source, f"<flowjit plan {id(plan):x}>", "exec")
         namespace = dict(gen.globals, __name__=_MODULE, _FAILURES=_FAILURES,
                          _locate=self._locate)
-        exec(self.code, namespace)  # noqa: S102 - our own generated source, no user text
+        exec(code, namespace)  # noqa: S102 - our own generated source, no user text
         self.run = namespace["run"]
         self.globals = namespace
         self.steps_by_line = gen.steps_by_line
@@ -106,6 +104,8 @@ class _Generator:
         self._emit(0, "def run(args):")
         self._emit(1, "try:")
         depth = 2
+        # NumPy warns when integer scalar arithmetic wraps, where the ufunc on arrays wraps
+        # silently (as TF does): a plan with such operators runs under errstate(over="ignore").
         if any(self._operator(step) in ("+", "-", "*") and
                self.scalars[step[2][0]].kind in "iu" for step in _walk(plan.steps)):
             self._emit(depth, 'with _np.errstate(over="ignore"):')
@@ -177,7 +177,7 @@ class _Generator:
             self._emit(depth, f"del {self._names(dead)}")
 
     def _step(self, step, depth):
-        kind, fn, ins, outs, attrs, label = step
+        kind, _, ins, outs, attrs, _ = step
         if kind in (ONE, MANY, NONE):
             self._emit(depth, self._call(step), step)
         elif kind == COND:

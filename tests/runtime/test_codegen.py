@@ -66,7 +66,7 @@ def _counting_loop(start, limit):
 
 def test_loop_counter_runs_as_python_operators():
     f = _counting_loop(1, 10)
-    plan, args = _plan_and_args(f, np.int32(0))
+    plan, _ = _plan_and_args(f, np.int32(0))
     assert " < " in plan.generated.source and " + " in plan.generated.source
     assert f(tf.constant(0)).numpy() == 10
 
@@ -163,7 +163,7 @@ def test_ufunc_writes_into_a_dying_fresh_operand_only():
         return a * 3.0, b, b * 2.0, out
     x = np.arange(6, dtype=np.float32).reshape(2, 3)
     y = np.ones((3, 2), np.float32)
-    plan, args = _plan_and_args(f, x, y)
+    plan, _ = _plan_and_args(f, x, y)
     assert "out=" in plan.generated.source
     xy, b, c = x @ y, (x + 1) @ y, (x + 2) @ y
     got = [t.numpy() for t in f(tf.constant(x), tf.constant(y))]

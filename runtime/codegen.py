@@ -10,7 +10,8 @@ line (`s7 = k2(s3, s5, axis=1)`), regions become inline `if`/`while` blocks, and
   operator is the same ufunc, so the results are identical. Rank-0 arguments and variable
   reads are converted to NumPy scalars first (a device buffer would bring JAX's semantics);
 - a value is `del`eted right after its last use (a liveness plan), so a large intermediate is
-  freed as soon as it dies instead of when the call returns; an elementwise ufunc whose
+  freed as soon as it dies instead of when the call returns (scalars and arrays known to be
+  small are left to the call's end); an elementwise ufunc whose
   operand dies there writes into that operand (`out=`) when the operand is a fresh array no
   other step saw (so no view of it exists) of the result's static shape and dtype;
 - the body of a `df.while` reuses the loop's result variables as its arguments: no copies.
@@ -22,6 +23,7 @@ from __future__ import annotations
 
 import itertools
 import keyword
+import math
 
 import numpy as np
 
@@ -35,6 +37,7 @@ SCALAR_OPERATORS = {
 _LITERAL_TYPES = (bool, int, str, type(None))
 # Ops whose kernels return a new array they alone hold (besides ufuncs): candidates for `out=`
 _FRESH = frozenset(("matmul", "fused_matmul"))
+_SMALL_BYTES = 1 << 16   # values under 64 KiB are left to the end of the call
 _MODULE = __name__  # generated frames report this module: flowjit's warning filters apply
 
 
@@ -172,7 +175,11 @@ class _Generator:
         self.fresh = outer_fresh
 
     def _delete(self, depth, slots):
-        dead = [s for s in dict.fromkeys(slots) if s not in self.scalars]
+        """`del` the dead values worth freeing early: not scalars, not arrays known to be small
+        (a `del` line costs Python's compiler about as much as the step it follows)."""
+        arrays = self.plan.array_slots
+        dead = [s for s in dict.fromkeys(slots) if s not in self.scalars and (
+            s not in arrays or arrays[s][0].itemsize * math.prod(arrays[s][1]) >= _SMALL_BYTES)]
         if dead:
             self._emit(depth, f"del {self._names(dead)}")
 

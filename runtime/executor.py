@@ -5,6 +5,10 @@ A Plan is a flat list of steps over one array of slots. Each step is a tuple
 `outs` slot indices, `label` the node name and user location for error messages. Regions of
 `df.cond`/`df.case`/`df.while` are nested step lists over the same slots (values from above are
 read directly). Token values take no slot: plan order already is program order.
+
+A Plan runs as one generated Python function (`runtime/codegen.py`); the interpreter here
+runs a straight-line plan's first call and plans whose generated source Python refuses, and
+both report a failing step alike (`locate_failure`).
 """
 from __future__ import annotations
 

@@ -99,8 +99,16 @@ def _check_value(key, var, value):
 
 
 # --- reading and writing -----------------------------------------------------------------------
+def _held_value(handle):
+    """The variable's value as a host array, taken under the variable's lock (not while an XLA
+    call donates it); while it is held, an update in another thread makes a new array instead
+    of writing into it (runtime/kernels/state.py)."""
+    with handle.lock:
+        return np.asarray(handle.value)
+
+
 def write_values(path: str, variables: dict, object_graph: dict) -> None:
-    tensors = {k: np.asarray(v._handle.value) for k, v in variables.items()}
+    tensors = {k: _held_value(v._handle) for k, v in variables.items()}
     safetensors.write(path, tensors, {"format": _FORMAT,
                                       "object_graph": json.dumps(object_graph)})
 

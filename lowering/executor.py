@@ -4,8 +4,9 @@ Built once per ConcreteFunction (after the pass pipeline); running it touches no
 """
 from __future__ import annotations
 
+import numpy as np
 from xdsl.dialects import func
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.builtin import ModuleOp, TensorType
 
 from ..ir.dialect import CaseOp, CondOp, CreateTokenOp, DfOp, TokenType, WhileOp, YieldOp, \
     from_xdsl_type
@@ -23,7 +24,8 @@ def build_plan(module: ModuleOp, name: str | None = None) -> Plan:
     ret = block.last_op
     out_slots = tuple(b.slots[v] for v in ret.operands)
     out_types = tuple(from_xdsl_type(v.type) for v in ret.operands)
-    return Plan(steps, b.count, arg_slots, out_slots, out_types, b.constants)
+    return Plan(steps, b.count, arg_slots, out_slots, out_types, b.constants, b.scalars,
+                b.arrays)
 
 
 def _entry(module: ModuleOp, name):
@@ -44,51 +46,102 @@ def _label(op) -> str:
     return _format_location(op.location)
 
 
+# NumPy dtypes whose 0-d values the generated code computes with Python operators on NumPy
+# scalars (runtime/codegen.py): exactly the ufunc's result for these, not for float16/bfloat16.
+_SCALAR_DTYPES = frozenset(np.dtype(t) for t in (
+    np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64,
+    np.float32, np.float64))
+
+
+def _static_type(ty):
+    """(NumPy dtype, shape) of a tensor type whose shape is fully known, else None."""
+    if not isinstance(ty, TensorType):
+        return None
+    tt = from_xdsl_type(ty)
+    if any(d is None for d in tt.shape):
+        return None
+    return np.dtype(tt.dtype.np), tt.shape
+
+
+_SKIPPED = (CreateTokenOp, func.ReturnOp, YieldOp)   # order and results need no step
+
+
 class _Builder:
     def __init__(self):
         self.slots: dict = {}
         self.count = 0
         self.constants: dict = {}
+        self.scalars: dict = {}        # slot -> NumPy dtype, for 0-d values of _SCALAR_DTYPES
+        self.arrays: dict = {}         # slot -> (NumPy dtype, shape) of other static types
+        # id(xDSL type) -> (type, _static_type(type)): hashing a type walks its parameters,
+        # and the importer shares one object per type
+        self._static: dict = {}
+        self._handlers = {CondOp: self._cond_step, CaseOp: self._case_step,
+                          WhileOp: self._while_step}
+        self._kind_of_class: dict = {}
 
     def slot(self, value) -> int:
-        if isinstance(value.type, TokenType):
+        ty = value.type
+        if type(ty) is TokenType:
             return -1
         s = self.slots.get(value)
         if s is None:
             s = self.slots[value] = self.count
             self.count += 1
+            entry = self._static.get(id(ty))
+            if entry is None:
+                entry = self._static[id(ty)] = (ty, _static_type(ty))
+            static = entry[1]
+            if static is not None and static[1] == () and static[0] in _SCALAR_DTYPES:
+                self.scalars[s] = static[0]
+            elif static is not None:
+                self.arrays[s] = static
         return s
 
     def _ins(self, values):
-        return tuple(self.slots[v] for v in values if not isinstance(v.type, TokenType))
+        slots = self.slots
+        return tuple([slots[v] for v in values if type(v.type) is not TokenType])
 
     def _outs(self, values):
-        return tuple(self.slot(v) for v in values if not isinstance(v.type, TokenType))
+        return tuple([self.slot(v) for v in values if type(v.type) is not TokenType])
+
+    def _kind(self, cls):
+        """"skip", "df", a region handler, or None (unknown), found once per op class."""
+        kind = self._kind_of_class.get(cls)
+        if kind is None:
+            kind = "skip" if issubclass(cls, _SKIPPED) else "df" if issubclass(cls, DfOp) \
+                else next((h for c, h in self._handlers.items() if issubclass(cls, c)), None)
+            self._kind_of_class[cls] = kind
+        return kind
 
     def steps_for(self, block) -> list:
         steps = []
         for op in block.ops:
-            if isinstance(op, (CreateTokenOp, func.ReturnOp, YieldOp)):
+            kind = self._kind(type(op))
+            if kind == "skip":
                 continue
-            if isinstance(op, DfOp) and op.opdef.name == "const":
-                step = self._kernel_step(op)       # evaluated once, at plan time
-                self.constants[step[3]] = step[1](**step[4])
-            elif isinstance(op, DfOp):
-                steps.append(self._kernel_step(op))
-            elif isinstance(op, CondOp):
-                outs = self._outs(op.results)
-                branches = (self._region(op.then_region), self._region(op.else_region))
-                steps.append((COND, None, self._ins([op.pred]), outs, branches, _label(op)))
-            elif isinstance(op, CaseOp):
-                outs = self._outs(op.results)
-                branches = tuple(self._region(r) for r in op.branches)
-                steps.append((CASE, None, self._ins([op.index]), outs, branches, _label(op)))
-            elif isinstance(op, WhileOp):
-                steps.append(self._while_step(op))
+            if kind == "df":
+                step = self._kernel_step(op)
+                if step[5].op == "const":          # evaluated once, at plan time
+                    self.constants[step[3]] = step[1](**step[4])
+                else:
+                    steps.append(step)
+            elif kind is not None:
+                steps.append(kind(op))
             else:
                 raise UnimplementedError(None, op.name, f"the graph executor cannot run "
                                          f"'{op.name}' ({_label(op)})")
         return steps
+
+    def _cond_step(self, op):
+        outs = self._outs(op.results)
+        branches = (self._region(op.then_region), self._region(op.else_region))
+        return (COND, None, self._ins([op.pred]), outs, branches, _label(op))
+
+    def _case_step(self, op):
+        outs = self._outs(op.results)
+        branches = tuple(self._region(r) for r in op.branches)
+        return (CASE, None, self._ins([op.index]), outs, branches, _label(op))
 
     def _kernel_step(self, op):
         name = op.opdef.name

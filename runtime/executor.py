@@ -5,10 +5,14 @@ A Plan is a flat list of steps over one array of slots. Each step is a tuple
 `outs` slot indices, `label` the node name and user location for error messages. Regions of
 `df.cond`/`df.case`/`df.while` are nested step lists over the same slots (values from above are
 read directly). Token values take no slot: plan order already is program order.
+
+A Plan runs as one generated Python function (`runtime/codegen.py`); the interpreter here
+runs a straight-line plan's first call and plans whose generated source Python refuses, and
+both report a failing step alike (`locate_failure`).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -46,18 +50,61 @@ class Plan:
     out_slots: tuple
     out_types: tuple     # TT per output: results are wrapped with these dtypes
     constants: dict      # slot -> value, filled once (df.const never runs per call)
+    scalar_slots: dict = field(default_factory=dict)  # slot -> dtype of 0-d plain numerics
+    array_slots: dict = field(default_factory=dict)   # slot -> (dtype, shape), other static
 
     def __post_init__(self):
         self._template = [None] * self.num_slots
         for i, v in self.constants.items():
             self._template[i] = v
+        self.generated = None
+        # Tiers, as a JIT's: a plan with a loop is compiled to Python at once (each iteration
+        # gains); a straight-line plan runs its first call on the interpreter and is compiled
+        # on the second, so a function called once does not pay Python's compiler (about as
+        # much as a thousand interpreted steps).
+        if any(step[0] == WHILE for step in _walk(self.steps)):
+            self._compile()
+        else:
+            self.run = self._interpret_first
 
-    def run(self, args):
+    def _interpret_first(self, args):
+        self.run = self._compile_then_run
+        return self.interpret(args)
+
+    def _compile_then_run(self, args):
+        return self._compile()(args)
+
+    def _compile(self):
+        """Replace `run` by the plan's generated function (the interpreter if Python refuses
+        the source: more than 20 nested loops, 100 levels of indentation); return it."""
+        from .codegen import GeneratedPlan
+        try:
+            self.generated = GeneratedPlan(self)
+        except (SyntaxError, RecursionError, MemoryError):
+            self.run = self.interpret
+        else:
+            self.run = self.generated.run
+        return self.run
+
+    def interpret(self, args):
         slots = self._template[:]
         for i, v in zip(self.arg_slots, args):
             slots[i] = v
         run_steps(self.steps, slots)
         return [slots[i] for i in self.out_slots]
+
+
+def _walk(steps):
+    """Every step of `steps`, those in regions included."""
+    for step in steps:
+        yield step
+        kind, attrs = step[0], step[4]
+        if kind in (COND, CASE):
+            for region_steps, _ in attrs:
+                yield from _walk(region_steps)
+        elif kind == WHILE:
+            yield from _walk(attrs[0])
+            yield from _walk(attrs[3])
 
 
 def run_steps(steps, slots):
@@ -82,30 +129,39 @@ def run_steps(steps, slots):
                 _run_region(branches[i if 0 <= i < len(branches) else -1], slots, outs)
             else:
                 _run_while(attrs, slots, ins, outs)
-    except OpError as e:
-        if getattr(e, "_flowjit_located", False) or step is None:
+    except _FAILURES as e:
+        located = locate_failure(e, step, slots.__getitem__)
+        if located is None:
             raise
-        err = type(e)(e.node_def, e.op, f"{e.message}\n  [[node {step[5]}]]")
-        err._flowjit_located = True
-        raise err from None
-    except _KERNEL_FAILURES as e:
-        # A kernel rejected values that only the run shows (a `None` dim hid the mismatch at
-        # trace time): TF's InvalidArgumentError, naming the op, its inputs and the user's line.
-        if step is None or not isinstance(step[5], StepLabel):
-            raise
-        err = InvalidArgumentError(None, step[5].op, _explain(step, slots, e))
-        err._flowjit_located = True
-        raise err from None
+        raise located from None
 
 
-_KERNEL_FAILURES = (ValueError, TypeError, IndexError, ArithmeticError)
+def locate_failure(error, step, read):
+    """The error to raise for `error` raised by `step` (`read(slot)` gives its inputs), or
+    None to let it pass unchanged: an OpError gets the step's node and line; a kernel failure
+    (values that only the run shows: a `None` dim hid the mismatch at trace time) becomes TF's
+    InvalidArgumentError naming the op, its inputs and the user's line."""
+    if step is None or getattr(error, "_flowjit_located", False):
+        return None
+    label = step[5]
+    if isinstance(error, OpError):
+        located = type(error)(error.node_def, error.op, f"{error.message}\n  [[node {label}]]")
+    elif isinstance(label, StepLabel):
+        located = InvalidArgumentError(None, label.op, _explain(step, read, error))
+    else:
+        return None
+    located._flowjit_located = True
+    return located
 
 
-def _explain(step, slots, failure) -> str:
+_FAILURES = (OpError, ValueError, TypeError, IndexError, ArithmeticError)
+
+
+def _explain(step, read, failure) -> str:
     """`op(inputs): why` with the op's own inference message for the concrete inputs (TF's
     text, e.g. "Matrix size-incompatible"), else the kernel's."""
     _, _, ins, _, attrs, label = step
-    values = [np.asarray(slots[i]) for i in ins]
+    values = [np.asarray(read(i)) for i in ins]
     why = str(failure)
     try:
         infer_types(OPS[label.op], [TT(D.from_numpy(v.dtype), v.shape) for v in values],

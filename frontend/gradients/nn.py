@@ -46,18 +46,24 @@ def _zeros(t):
     return A.zeros_like(t)
 
 
+def _zero(t):
+    """A 0-d zero of `t`'s dtype, for `where`'s else-branch: `select` broadcasts it, where
+    zeros_like would first write a whole array of zeros (a pass over memory per relu)."""
+    return const(0, t.dtype)
+
+
 # --- activations --------------------------------------------------------------------------
 @gradient("relu")
 def _relu_grad(op, g):
     x = op.inputs[0]
-    return [M.where(M.greater(x, 0.0), g, _zeros(g))]
+    return [M.where(M.greater(x, 0.0), g, _zero(g))]
 
 
 @gradient("relu6")
 def _relu6_grad(op, g):
     x = op.inputs[0]
     inside = M.logical_and(M.greater(x, 0.0), M.less(x, 6.0))
-    return [M.where(inside, g, _zeros(g))]
+    return [M.where(inside, g, _zero(g))]
 
 
 @gradient("leaky_relu")

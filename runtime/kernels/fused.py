@@ -2,11 +2,13 @@
 activation), so a fused op gives bit-for-bit what the ops it replaced gave."""
 from __future__ import annotations
 
+import numpy as np
+
 from ...ir.ops.fused import activation_op
 from ...ir.ops.nn import spatial_axes
 from . import KERNELS, kernel
 from .linalg import matmul
-from .nn import bias_add, conv2d
+from .nn import conv2d
 
 
 def _activate(y, activation, alpha):
@@ -21,7 +23,8 @@ def _activate(y, activation, alpha):
 def fused_matmul(a, b, bias, transpose_a=False, transpose_b=False, output_type=None,
                  activation="", alpha=0.2):
     y = matmul(a, b, transpose_a, transpose_b, output_type)
-    return _activate(bias_add(y, bias), activation, alpha)
+    np.add(y, bias, out=y, casting="unsafe")  # bias_add into the product: no one else holds it
+    return _activate(y, activation, alpha)
 
 
 @kernel("fused_conv2d")

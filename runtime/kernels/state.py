@@ -1,5 +1,8 @@
-"""Kernels for variable ops: they read and replace `ResourceHandle.value` (never mutate)."""
+"""Kernels for variable ops: they read and replace `ResourceHandle.value`; an update mutates
+it only where no one else holds it (see `_update`)."""
 from __future__ import annotations
+
+import sys
 
 import numpy as np
 
@@ -35,17 +38,31 @@ def assign_variable(handle, value):
     return ()
 
 
+def _update(handle, delta, ufunc):
+    """handle.value = ufunc(value, delta), in place when no one else can see the old value:
+    the handle holds the only reference (refcount: the handle, `old`, getrefcount's argument)
+    to an array that owns its writable memory, and the result has its shape and dtype. As
+    TF's copy-on-read variables, a step that drops its read of the variable before the update
+    (the generated plans do) updates without allocating; any other holder gets a new array."""
+    with handle.lock:
+        old = handle.value
+        if type(old) is np.ndarray and old.base is None and old.flags.writeable and \
+                sys.getrefcount(old) == 3 and np.shape(delta) in (old.shape, ()) and \
+                np.result_type(old, delta) == old.dtype:
+            ufunc(old, delta, out=old)
+        else:
+            handle.value = np.asarray(ufunc(old, delta))
+
+
 @kernel("assign_add_variable")
 def assign_add_variable(handle, delta):
     _check_shape(handle, delta, "assign_add_variable")
-    with handle.lock:
-        handle.value = np.asarray(np.add(handle.value, delta))
+    _update(handle, delta, np.add)
     return ()
 
 
 @kernel("assign_sub_variable")
 def assign_sub_variable(handle, delta):
     _check_shape(handle, delta, "assign_sub_variable")
-    with handle.lock:
-        handle.value = np.asarray(np.subtract(handle.value, delta))
+    _update(handle, delta, np.subtract)
     return ()

@@ -540,11 +540,12 @@ def list_passes() -> str:
 def _load_plugins(args, stderr) -> int | None:
     """Load the entry-point plugins and `--load-plugin`s; 1 after reporting a failure."""
     from .plugins import load_entry_point_plugins, load_plugin
-    current = "the flowjit.plugins entry points"
+    current = "from the flowjit.plugins entry points"
     try:
         load_entry_point_plugins()
-        for current in args.load_plugin:
-            load_plugin(current)
+        for spec in args.load_plugin:
+            current = f"'{spec}'"
+            load_plugin(spec)
     except Exception as e:  # noqa: BLE001 - user code may raise anything while importing
         if args.traceback:
             raise

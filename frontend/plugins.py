@@ -39,6 +39,8 @@ def load_plugin(spec: str):
         if not path.endswith(".py"):
             raise ImportError(f"plugin file '{spec}' is not a .py file")
         module = _import_file(f"flowjit_plugin_{os.path.basename(path)[:-3]}", path, None)
+    elif spec.endswith(".py") or os.sep in spec:
+        raise ImportError(f"no such file or folder: '{spec}'")
     else:
         module = importlib.import_module(spec)
     _loaded[key] = module

@@ -7,8 +7,6 @@ built-in one for every function compiled after it is registered.
 from __future__ import annotations
 
 import jaxlib.mlir.dialects.stablehlo as hlo
-import numpy as np
-
 import flowjit as tf
 from flowjit.extend import register_lowering
 

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import ml_dtypes
 import numpy as np
-from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 FLOAT_DTYPES = [np.float16, ml_dtypes.bfloat16, np.float32, np.float64]

@@ -14,7 +14,8 @@ registered by one decorator; `examples/custom_op.py` shows all of them:
     def _rule(ctx, op, x):
         return hlo.divide(x, hlo.add(ctx.splat(1, x.type), hlo.abs(x)))
 
-    @register_gradient("softsign2")                   # written with flowjit's public ops
+    @register_gradient("softsign2")                   # with flowjit's public ops; integer
+                                                      # inputs get None automatically
     def _grad(op, grad):
         (x,) = op.inputs
         return [grad / tf.square(1 + tf.abs(x))]
@@ -30,7 +31,8 @@ from __future__ import annotations
 
 from .frontend import ops as _ops
 from .frontend.dispatch import apply as apply_op, convert_to_tensor
-from .frontend.gradients import GRADIENTS as _GRADIENTS, register_gradient
+from .frontend.gradients import GRADIENTS as _GRADIENTS
+from .frontend.gradients._util import gradient as register_gradient
 from .frontend.plugins import load_entry_point_plugins as load_plugins, load_plugin
 from .ir import infer
 from .ir.dialect import OP_CLASSES as DF_OPS

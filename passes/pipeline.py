@@ -13,8 +13,8 @@ import time
 from dataclasses import dataclass, field
 
 from xdsl.context import Context
-from xdsl.passes import ModulePass
 from xdsl.ir import ErasedSSAValue
+from xdsl.passes import ModulePass
 from xdsl.utils.arg_spec import parse_pipeline
 from xdsl.utils.exceptions import ArgSpecParseError
 

@@ -89,6 +89,20 @@ def test_a_user_op_lacking_facets_is_named_with_exactly_those(monkeypatch):
     assert missing_facets("test_facets_op") == ["gradient"]
 
 
+def test_architecture_md_lists_the_places_this_test_checks():
+    """Adding an op touches exactly the places ARCHITECTURE.md lists: every facet checked here
+    is in its table, at the same file."""
+    import os
+    import re
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    with open(os.path.join(root, "ARCHITECTURE.md"), encoding="utf-8") as f:
+        table = f.read().split("## Where each facet of an op lives", 1)[1].split("\n## ", 1)[0]
+    for facet, where in WHERE.items():
+        path = re.search(r"[\w/]+(?:\{family\})?\.py", where).group()
+        path = path.replace("{family}", "<family>")
+        assert f"`{path}`" in table, f"ARCHITECTURE.md's facet table lacks {path} ({facet})"
+
+
 def test_no_orphan_kernels():
     assert sorted(set(KERNELS) - set(OPS)) == []
 

@@ -40,8 +40,11 @@ def test_imports_as_users_write_them():
 
 
 def test_nothing_points_outside_the_repository():
-    files = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True,
-                           check=True).stdout.split()
+    try:
+        files = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True,
+                               check=True).stdout.split()
+    except (OSError, subprocess.CalledProcessError):
+        pytest.skip("not a git checkout: the tracked files are unknown")
     outside = ("../shared", "DESIGN.md", "/work/")
     hits = []
     for rel in files:

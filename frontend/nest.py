@@ -195,5 +195,3 @@ def map_structure(func, *structure, check_types=True, expand_composites=False):
     return pack_sequence_as(structure[0], [func(*xs) for xs in zip(*flats)])
 
 
-EXPORTS = ["flatten", "pack_sequence_as", "map_structure", "assert_same_structure",
-           "is_nested"]

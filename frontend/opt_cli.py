@@ -6,6 +6,7 @@
     flowjit-opt in.mlir --default-pipeline --time-passes
     flowjit-opt in.mlir --lower-to stablehlo          (or hlo, optimized-hlo; static shapes)
     flowjit-opt in.mlir --verify-diagnostics          check `// expected-error {{...}}` lines
+    flowjit-opt in.mlir --load-plugin my_pass.py -p "default,my-pass"
     cat in.mlir | flowjit-opt - -o out.mlir
 
 Every problem with the input (syntax, verification, an unknown pass or option, a failing
@@ -18,6 +19,10 @@ whose message contains `text` on the comment's line (`@+N` / `@-N`: N lines belo
 `@above` / `@below`: the nearest line that is not only such a comment; `@unknown`: an error
 without a location). Exit status 0 iff every expected error occurred and no other did.
 `--split-input-file` processes the `// -----`-separated parts of the file independently.
+
+`--load-plugin FILE.py|PACKAGE_DIR|module` (repeatable) imports user code before anything is
+parsed, so the ops, passes and lowering rules it registers are known; the `flowjit.plugins`
+entry points of installed packages are loaded first (frontend/plugins.py).
 """
 from __future__ import annotations
 
@@ -500,6 +505,9 @@ def _argparser() -> argparse.ArgumentParser:
                     help="print ops in MLIR's generic form")
     ap.add_argument("--list-passes", action="store_true",
                     help="list the registered passes and their options, then exit")
+    ap.add_argument("--load-plugin", action="append", default=[], metavar="PLUGIN",
+                    help="import a .py file, package folder or module that registers ops, "
+                         "passes or lowering rules (repeatable)")
     ap.add_argument("--traceback", action="store_true",
                     help="show Python tracebacks of internal errors (flowjit bugs)")
     return ap
@@ -526,12 +534,33 @@ def list_passes() -> str:
     return "\n".join(out) + "\n"
 
 
+def _load_plugins(args, stderr) -> int | None:
+    """Load the entry-point plugins and `--load-plugin`s; 1 after reporting a failure."""
+    from .plugins import load_entry_point_plugins, load_plugin
+    current = "from the flowjit.plugins entry points"
+    try:
+        load_entry_point_plugins()
+        for spec in args.load_plugin:
+            current = f"'{spec}'"
+            load_plugin(spec)
+    except Exception as e:  # noqa: BLE001 - user code may raise anything while importing
+        if args.traceback:
+            raise
+        stderr.write(f"flowjit-opt: error: cannot load plugin {current}: "
+                     f"{type(e).__name__}: {_message(e)}\n")
+        return 1
+    return None
+
+
 def main(argv=None) -> int:
     stdout, stderr = sys.stdout, sys.stderr
     try:
         args = _argparser().parse_args(argv)
     except SystemExit as e:  # usage errors (2) and --help (0)
         return e.code if isinstance(e.code, int) else 1
+    failed = _load_plugins(args, stderr)
+    if failed is not None:
+        return failed
     if args.list_passes:
         stdout.write(list_passes())
         return 0

@@ -168,4 +168,3 @@ class Adam(Optimizer):
         var.assign_sub(m * alpha / (math.sqrt(v) + self.epsilon))
 
 
-EXPORTS = {"optimizers": ["Optimizer", "SGD", "Adam"]}

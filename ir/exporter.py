@@ -87,7 +87,7 @@ class _Builder:
                 self.env[r] = (node, i)
         return []
 
-    def _nested(self, region, operands, label, loop_args=()):
+    def _nested(self, region, operands, label):
         g = self.new_graph(f"{self.graph.name}/{label}")
         b = _Builder(g, self.fname, self.new_graph, self, operands)
         for i, arg in enumerate(_real(region.block.args)):

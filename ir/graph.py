@@ -19,8 +19,6 @@ from __future__ import annotations
 from .registry import TT
 from .shapes import format_shape
 
-STRUCTURAL = ("placeholder", "cond", "case", "while")
-
 
 class Node:
     __slots__ = ("name", "op", "inputs", "attrs", "out_types", "control_inputs", "location",

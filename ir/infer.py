@@ -133,7 +133,3 @@ def num_elements(shape):
     for d in shape:
         n *= d
     return n
-
-
-def shape_str(t: TT) -> str:
-    return f"{t.dtype.name}{format_shape(t.shape)}"

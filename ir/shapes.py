@@ -180,10 +180,6 @@ def as_shape(value) -> TensorShape:
     return value if isinstance(value, TensorShape) else TensorShape(value)
 
 
-def unknown_shape(rank=None) -> TensorShape:
-    return TensorShape(None if rank is None else [None] * rank)
-
-
 def format_shape(dims) -> str:
     """A registry shape tuple as TF prints it: `[2,3]`, `[?,784]`, `<unknown>`."""
     if dims is None:

@@ -1,6 +1,7 @@
 """The pass pipeline (Grappler's MetaOptimizer): a default schedule iterated to a fixpoint,
-configured by TF's optimizer options or a pipeline spec such as `"cse,dce"` or
-`"constant-folding{max-size=1024},dce"`, with a per-pass report.
+configured by TF's optimizer options or a pipeline spec such as `"cse,dce"`,
+`"constant-folding{max-size=1024},dce"` or `"default,my-pass"` (the default schedule, then
+`my-pass`), with a per-pass report.
 """
 from __future__ import annotations
 
@@ -13,10 +14,11 @@ from dataclasses import dataclass, field
 
 from xdsl.context import Context
 from xdsl.ir import ErasedSSAValue
+from xdsl.passes import ModulePass
 from xdsl.utils.arg_spec import parse_pipeline
 from xdsl.utils.exceptions import ArgSpecParseError
 
-from . import PASSES, get_pass
+from . import DEFAULT_NAME, PASSES, PLACEMENTS, get_pass
 
 # Grappler's order: shapes first, then folding and simplification, dedup, fusion, loops,
 # control dependencies, and dead code removal last.
@@ -61,11 +63,20 @@ def get_experimental_options() -> dict:
     return dict(_options)
 
 
+def schedule() -> list:
+    """DEFAULT_SCHEDULE with the user passes registered with `after=`/`before=` in place
+    (in registration order, so a pass may be placed relative to an earlier user pass)."""
+    order = list(DEFAULT_SCHEDULE)
+    for name, (where, anchor) in PLACEMENTS.items():
+        order.insert(order.index(anchor) + (where == "after"), name)
+    return order
+
+
 def default_passes() -> list:
     """The default schedule after TF's options (registered passes only)."""
     if _options.get("disable_meta_optimizer"):
         return []
-    on = [p for p in DEFAULT_SCHEDULE if p in PASSES and p not in OFF_BY_DEFAULT]
+    on = [p for p in schedule() if p in PASSES and p not in OFF_BY_DEFAULT]
     for key, value in _options.items():
         for p in TF_OPTIONS[key]:
             if value is False and p in on:
@@ -86,6 +97,11 @@ def parse_spec(spec: str) -> list:
         raise ValueError(str(e).rstrip()) from None
     out = []
     for p in specs:
+        if p.name == DEFAULT_NAME:
+            if p.parameters:
+                raise ValueError(f"'{DEFAULT_NAME}' (the default schedule) takes no options")
+            out.append(DefaultSchedule())
+            continue
         cls = PASSES.get(p.name)
         if cls is None:
             get_pass(p.name)  # raises, listing the registered passes
@@ -95,6 +111,16 @@ def parse_spec(spec: str) -> list:
             raise ValueError(f"pass '{p.name}': {e}; its options: "
                              f"{pass_options(cls) or 'none'}") from None
     return out
+
+
+@dataclass(frozen=True)
+class DefaultSchedule(ModulePass):
+    """The spec element `default`: the default schedule, iterated to a fixpoint as
+    `function(passes=None)` runs it, as one step of a longer pipeline."""
+    name = DEFAULT_NAME
+
+    def apply(self, ctx, module) -> None:
+        run_pipeline(module, None, verify="none")
 
 
 def pass_options(cls) -> str:

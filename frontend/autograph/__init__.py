@@ -6,7 +6,7 @@ conditional expressions, `assert` and `print` are rewritten into calls of runtim
 that run plain Python on Python values and build `cond`/`while` nodes on tensors; what TF
 leaves to Python (`print`, a tensor `assert`, lists) behaves as in TF unless the function
 enables an optional `Feature` (features.py). Modules:
-analysis (names, liveness), lowering (break/continue/return into flags), transforms (the
+analysis (names, liveness), jumps (break/continue/return into flags), transforms (the
 rewrite), converter (source, caching, compiling), operators + staging (the runtime),
 lists (staged Python lists), lint (side effects in staged code), errors (user-code errors).
 """

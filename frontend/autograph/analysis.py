@@ -220,7 +220,7 @@ def _stmt(s, out: set, always) -> set:
     if isinstance(s, ast.For):
         else_in = _block(s.orelse, out, always)
         tnames = target_names(s.target)
-        # Extra tests (`not break_`) added by lowering are read before every iteration.
+        # Extra tests (`not break_`) added by jumps.py are read before every iteration.
         header = out | else_in | read_names(list(getattr(s, "_ag_extra_tests", [])))
         for _ in range(50):
             body_in = _block(s.body, header | out, always)

@@ -32,7 +32,7 @@ from . import analysis as A
 from . import lint
 from .astutil import (ag_call, assign, const, func_def, header_location, lambda_, locate, name,
                       tuple_)
-from .lowering import lower_loops, lower_return
+from .jumps import lower_loops, lower_return
 
 _SCOPE_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
 # Calls that must run in the caller's own frame, or that can never need conversion.

@@ -2,15 +2,19 @@
 
 A gradient function gets the recorded op and one gradient per output (None where no gradient
 flows) and returns one gradient per input (None for inputs without one). It is written with
-flowjit's public ops, so the same function builds eager tensors or graph nodes (TF's design):
+flowjit's public ops, so the same function builds eager tensors or graph nodes (TF's design).
+The families register theirs with `_util.gradient`, which adds the rules every gradient shares
+(no gradient for integer and bool inputs, nor when no upstream gradient arrived), and user
+code with the same decorator as `flowjit.extend.register_gradient`:
 
-    @register_gradient("mul")
-    def _mul_grad(op, grad):
+    @gradient("mul")
+    def _mul_grad(op, g):
         x, y = op.inputs
-        return [unbroadcast(grad * y, x), unbroadcast(grad * x, y)]
+        return [unbroadcast(mul(g, y), x), unbroadcast(mul(x, g), y)]
 
 `op` has `.inputs`, `.outputs` (tensors), `.attrs` (dict) and `.opdef` (the registry entry).
 Ops declared `differentiable=False` need no entry: no gradient flows through them.
+`register_gradient` below is the bare table entry `gradient` builds on.
 """
 from __future__ import annotations
 
@@ -18,6 +22,7 @@ GRADIENTS: dict = {}
 
 
 def register_gradient(*opnames):
+    """Register `fn(op, *grads)` as the gradient of each op in `opnames`, as it is."""
     def deco(fn):
         for n in opnames:
             if n in GRADIENTS:

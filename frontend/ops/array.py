@@ -917,16 +917,6 @@ def _shape_text(dims) -> str:
         ("," if len(dims) == 1 else "") + ")"
 
 
-EXPORTS = {
-    "": ["constant", "identity", "stop_gradient", "reshape", "transpose", "expand_dims",
-         "squeeze", "broadcast_to", "concat", "stack", "unstack", "split", "tile", "pad",
-         "reverse", "slice", "strided_slice", "gather", "gather_nd", "scatter_nd",
-         "tensor_scatter_nd_update", "tensor_scatter_nd_add", "fill", "zeros", "ones",
-         "zeros_like", "ones_like", "range", "linspace", "eye", "one_hot", "shape", "size",
-         "rank", "sort", "argsort", "newaxis",
-         "boolean_mask"],
-    "linalg": ["eye"],
-}
 API_FOR_OP = {
     "const": "constant", "identity": "identity", "stop_gradient": "stop_gradient",
     "reshape": "reshape", "transpose": "transpose", "expand_dims": "expand_dims",

@@ -37,5 +37,4 @@ def ensure_shape(x, shape, name=None):
     return apply("ensure_shape", (x,), {"shape": wanted.as_tuple()})
 
 
-EXPORTS = {"": ["ensure_shape"], "debugging": ["ensure_shape"]}
 API_FOR_OP = {"ensure_shape": "ensure_shape"}

@@ -113,9 +113,5 @@ def _check_concrete(v, rng):
                                           "Histogram values must not contain NaN")
 
 
-EXPORTS = {
-    "": ["unique", "unique_with_counts", "searchsorted", "histogram_fixed_width"],
-    "math": ["bincount"],
-}
 API_FOR_OP = {"unique": "unique", "unique_with_counts": "unique_with_counts",
               "bincount": "math.bincount", "searchsorted": "searchsorted"}

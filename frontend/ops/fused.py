@@ -3,5 +3,4 @@ conv2d + bias + activation), after tracing and differentiation. `None` in API_FO
 internal op for the registry coverage test."""
 from __future__ import annotations
 
-EXPORTS: dict = {}
 API_FOR_OP = {"fused_matmul": None, "fused_conv2d": None}

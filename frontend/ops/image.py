@@ -125,5 +125,4 @@ def adjust_contrast(images, contrast_factor):
     return _from_float(_m.add(_m.multiply(_m.subtract(f, mean), factor), mean), x.dtype)
 
 
-EXPORTS = {"image": ["resize", "adjust_contrast"]}
 API_FOR_OP = {}

@@ -186,13 +186,6 @@ def cholesky(input, name=None):  # noqa: A002
     return apply("cholesky", (convert_to_tensor(input),))
 
 
-EXPORTS = {
-    "": ["matmul", "tensordot", "einsum"],
-    "linalg": ["matmul", "tensordot", "einsum", "band_part", "inv", "det", "solve",
-               "cholesky"],
-    "math": ["top_k"],
-    "nn": ["top_k"],
-}
 API_FOR_OP = {"matmul": "matmul", "tensordot": "tensordot", "einsum": "einsum",
               "top_k": "math.top_k", "matrix_inverse": "linalg.inv",
               "matrix_determinant": "linalg.det", "matrix_solve": "linalg.solve",

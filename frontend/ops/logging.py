@@ -224,11 +224,4 @@ def check_numerics(tensor, message, name=None):
     return x
 
 
-EXPORTS = {
-    "": ["print", "Assert", "assert_equal", "assert_greater", "assert_less", "assert_rank"],
-    "debugging": ["Assert", "assert_equal", "assert_none_equal", "assert_greater",
-                  "assert_greater_equal", "assert_less", "assert_less_equal", "assert_near",
-                  "assert_rank", "assert_positive", "assert_non_negative", "assert_shapes",
-                  "check_numerics"],
-}
 API_FOR_OP = {"print": "print", "assert": "debugging.Assert"}

@@ -262,17 +262,6 @@ _ELEMENTWISE = [
     "where", "add_n", "clip_by_value", "is_nan", "is_finite", "cast", "saturate_cast",
     "scalar_mul", "squared_difference", "real", "imag", "conj",
 ]
-EXPORTS = {
-    "": ["add", "subtract", "multiply", "divide", "truediv", "floordiv", "floormod", "pow",
-         "negative", "abs", "sign", "square", "sqrt", "exp", "maximum", "minimum", "round",
-         "equal", "not_equal", "less", "less_equal", "greater", "greater_equal",
-         "logical_and", "logical_or", "logical_not", "where", "add_n", "clip_by_value",
-         "cast", "saturate_cast", "sin", "cos", "tanh", "sigmoid", "complex",
-         "floor", "clip_by_norm", "clip_by_global_norm"],
-    "linalg": ["global_norm"],
-    "math": _ELEMENTWISE,
-    "nn": ["sigmoid", "softplus", "tanh"],
-}
 API_FOR_OP = {
     "neg": "math.negative", "abs": "math.abs", "sign": "math.sign", "square": "math.square",
     "sqrt": "math.sqrt", "rsqrt": "math.rsqrt", "exp": "math.exp", "expm1": "math.expm1",

@@ -513,17 +513,6 @@ def embedding_lookup(params, ids, max_norm=None, name=None):
     return clip_by_norm(out, max_norm, axes=list(range(ids.shape.rank, out.shape.rank)))
 
 
-EXPORTS = {
-    "": [],
-    "math": ["softmax", "log_softmax", "l2_normalize"],
-    "nn": ["relu", "relu6", "leaky_relu", "elu", "selu", "gelu", "silu", "swish", "softmax",
-           "log_softmax", "bias_add", "conv2d", "depthwise_conv2d", "conv2d_transpose",
-           "max_pool", "max_pool1d", "max_pool2d", "max_pool3d", "avg_pool", "avg_pool1d",
-           "avg_pool2d", "avg_pool3d", "sparse_softmax_cross_entropy_with_logits",
-           "softmax_cross_entropy_with_logits", "sigmoid_cross_entropy_with_logits",
-           "l2_loss", "moments", "batch_normalization", "dropout", "l2_normalize",
-           "embedding_lookup"],
-}
 API_FOR_OP = {
     "relu": "nn.relu", "relu6": "nn.relu6", "leaky_relu": "nn.leaky_relu", "elu": "nn.elu",
     "selu": "nn.selu", "gelu": "nn.gelu", "softmax": "nn.softmax",

@@ -241,8 +241,6 @@ def stateless_uniform(shape, seed, minval=0, maxval=None, dtype=D.float32, name=
     return _uniform_float(rnd, minval, maxval, dt)
 
 
-EXPORTS = {"random": ["set_seed", "normal", "uniform", "truncated_normal", "stateless_normal",
-                      "stateless_uniform", "stateless_truncated_normal"]}
 API_FOR_OP = {
     "random_uniform": "random.uniform",
     "random_uniform_int": "random.uniform",

@@ -208,14 +208,6 @@ def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None):  # noqa:
     return _m.pow(total, _m.reciprocal(p))
 
 
-_REDUCTIONS = ["reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_prod",
-               "reduce_any", "reduce_all", "reduce_logsumexp", "argmax", "argmin"]
-_STATISTICS = ["reduce_variance", "reduce_std", "reduce_euclidean_norm"]
-EXPORTS = {
-    "": _REDUCTIONS + ["cumsum", "norm"],
-    "math": _REDUCTIONS + ["cumsum", "cumprod"] + _STATISTICS,
-    "linalg": ["norm"],
-}
 API_FOR_OP = {
     "reduce_sum": "reduce_sum", "reduce_mean": "reduce_mean", "reduce_max": "reduce_max",
     "reduce_min": "reduce_min", "reduce_prod": "reduce_prod", "reduce_any": "reduce_any",

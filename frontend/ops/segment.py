@@ -53,5 +53,4 @@ unsorted_segment_sum = _unsorted("unsorted_segment_sum", "Sum of the rows of `da
 unsorted_segment_max = _unsorted("unsorted_segment_max", "Maximum of the rows per segment "
                                  "id; an empty segment holds the dtype's lowest value.")
 
-EXPORTS = {"math": list(SORTED + UNSORTED)}
 API_FOR_OP = {name: f"math.{name}" for name in SORTED + UNSORTED}

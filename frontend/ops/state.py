@@ -2,7 +2,6 @@
 tracing, those methods record these ops."""
 from __future__ import annotations
 
-EXPORTS: dict = {}
 API_FOR_OP = {
     "read_variable": "Variable.read_value",
     "assign_variable": "Variable.assign",

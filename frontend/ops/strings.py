@@ -104,9 +104,6 @@ def substr(input, pos, len, unit="BYTE", name=None):  # noqa: A002
         len, Tensor) else len), {"unit": unit})
 
 
-_NAMES = ["length", "upper", "lower", "strip", "regex_full_match", "join", "reduce_join",
-          "split", "format", "as_string", "to_number", "substr"]
-EXPORTS = {"strings": _NAMES, "": ["as_string"]}
 API_FOR_OP = {
     "string_length": "strings.length", "string_upper": "strings.upper",
     "string_lower": "strings.lower", "string_strip": "strings.strip",

@@ -9,7 +9,6 @@ from .. import dtypes as D
 from ..infer import INDEX, NUMERIC, TT, broadcast, broadcast_all, check_dtype, reduce_shape
 from ..registry import InferenceError, op
 
-STRING = (D.string,)
 UNITS = ("BYTE", "UTF8_CHAR")
 NUMBER_TYPES = (D.float32, D.float64, D.int32, D.int64)
 

@@ -182,5 +182,4 @@ def lower_return(func, namer) -> bool:
                  locate(assign(retval, ag_call("UndefinedReturnValue", const(always))), loc),
                  *body,
                  locate(ast.Return(value=ag_call("ret", name(retval))), end_loc)]
-    func._ag_return_names = (do_return, retval)
     return True

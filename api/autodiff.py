@@ -1,0 +1,2 @@
+"""TF's `tf.autodiff`."""
+from flowjit.frontend.gradients.tape import GradientTape

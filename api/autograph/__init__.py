@@ -1,0 +1,4 @@
+"""TF's `tf.autograph`."""
+from flowjit.frontend.autograph import to_code
+
+from . import experimental

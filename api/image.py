@@ -1,0 +1,5 @@
+"""TF's `tf.image`.
+
+The functions live with their op families in frontend/ops/; this file is the namespace.
+"""
+from flowjit.frontend.ops.image import adjust_contrast, resize

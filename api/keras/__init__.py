@@ -1,0 +1,2 @@
+"""The part of `tf.keras` flowjit provides: `tf.keras.optimizers`."""
+from . import optimizers

@@ -1,0 +1,9 @@
+"""TF's `tf.linalg`: matrix products and decompositions.
+
+The functions live with their op families in frontend/ops/; this file is the namespace.
+"""
+from flowjit.frontend.ops.math import global_norm
+from flowjit.frontend.ops.reduce import norm
+from flowjit.frontend.ops.linalg import (
+    band_part, cholesky, det, einsum, inv, matmul, solve, tensordot)
+from flowjit.frontend.ops.array import eye

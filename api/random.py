@@ -1,0 +1,7 @@
+"""TF's `tf.random`: stateful (seeded) and stateless random numbers.
+
+The functions live with their op families in frontend/ops/; this file is the namespace.
+"""
+from flowjit.frontend.ops.random import (
+    normal, set_seed, stateless_normal, stateless_truncated_normal, stateless_uniform,
+    truncated_normal, uniform)

@@ -1,0 +1,2 @@
+"""TF's `tf.saved_model`: save and load without pickle."""
+from flowjit.frontend.saved_model import load, save

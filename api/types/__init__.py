@@ -1,0 +1,2 @@
+"""TF's `tf.types`: the trace-type protocol."""
+from . import experimental

@@ -1,0 +1,80 @@
+"""`flowjit.extend`: everything a user needs to add an op, a pass or a lowering rule from
+their own code (as `jax.extend` is JAX's API for extenders). An op has five facets, each
+registered by one decorator; `examples/custom_op.py` shows all of them:
+
+    @register_op("softsign2", inputs=("x",))          # declaration + shape/dtype inference
+    def _infer(types, attrs):
+        return infer.unary(types, infer.FLOATS)
+
+    @register_kernel("softsign2")                     # NumPy: eager, executor, folding
+    def _kernel(x):
+        return x / (1 + np.abs(x))
+
+    @register_lowering("softsign2")                   # StableHLO, for jit_compile=True
+    def _rule(ctx, op, x):
+        return hlo.divide(x, hlo.add(ctx.splat(1, x.type), hlo.abs(x)))
+
+    @register_gradient("softsign2")                   # with flowjit's public ops; integer
+                                                      # inputs get None automatically
+    def _grad(op, grad):
+        (x,) = op.inputs
+        return [grad / tf.square(1 + tf.abs(x))]
+
+    softsign2 = op_function("softsign2")              # the API function
+
+`missing_facets("softsign2")` lists what an op still lacks. Passes: `register_pass`
+(`after=`/`before=` places one in the default schedule); `DF_OPS[name]` is the df op class of
+a registry op, for passes that build ops. Plugins: `load_plugin(path)` and
+`load_plugins()` (the `flowjit.plugins` entry points), as `flowjit-opt --load-plugin` does.
+"""
+from __future__ import annotations
+
+from .frontend import ops as _ops
+from .frontend.dispatch import apply as apply_op, convert_to_tensor
+from .frontend.gradients import GRADIENTS as _GRADIENTS
+from .frontend.gradients._util import gradient as register_gradient
+from .frontend.plugins import load_entry_point_plugins as load_plugins, load_plugin
+from .ir import infer
+from .ir.dialect import OP_CLASSES as DF_OPS
+from .ir.registry import OPS as _OPS, TT, InferenceError, op as register_op
+from .lowering.stablehlo import RULES as _RULES, register_lowering
+from .passes import register_pass
+from .runtime.kernels import KERNELS as _KERNELS, kernel as register_kernel
+
+__all__ = ["register_op", "register_kernel", "register_lowering", "register_gradient",
+           "register_pass", "op_function", "missing_facets", "apply_op", "convert_to_tensor",
+           "infer", "TT", "InferenceError", "DF_OPS", "load_plugin", "load_plugins"]
+
+# op name -> the API function `op_function` made for a user op (the built-in families list
+# theirs in `frontend/ops/<family>.py`'s API_FOR_OP).
+USER_API: dict = {}
+
+
+def op_function(opname: str, doc: str | None = None):
+    """The API function of a registered op: `fn(*inputs, name=None, **attrs)` converts each
+    input to a Tensor, fills in attribute defaults and runs (or, while tracing, records) the
+    op; it is the op's API facet."""
+    opdef = _OPS[opname]
+
+    def fn(*inputs, name=None, **attrs):
+        return apply_op(opname, tuple(convert_to_tensor(x) for x in inputs),
+                        opdef.resolve_attrs(attrs))
+    fn.__name__ = fn.__qualname__ = opname
+    fn.__doc__ = doc or opdef.doc
+    USER_API[opname] = fn
+    return fn
+
+
+def missing_facets(opname: str) -> list:
+    """The facets op `opname` lacks, by name: "kernel", "lowering", "gradient" (unless
+    declared `differentiable=False`), "api" (an `API_FOR_OP` entry of its family or an
+    `op_function`). Empty when the op is complete."""
+    opdef = _OPS[opname]
+    family_api = getattr(getattr(_ops, opdef.family, None), "API_FOR_OP", {})
+    present = {
+        "kernel": opname in _KERNELS,
+        "lowering": f"df.{opname}" in _RULES,
+        "gradient": not opdef.differentiable or opname in _GRADIENTS,
+        "api": opname in family_api or opname in USER_API,
+    }
+    return [facet for facet, ok in present.items() if not ok]

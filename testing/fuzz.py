@@ -103,14 +103,15 @@ def _ints_value(rng, rank, shape):
         return tuple(sorted(a - rank * int(rng.integers(2)) for a in axes[:k]))
     if kind == 1:    # a permutation
         return tuple(axes)
-    if kind == 2:    # one small number per dim (multiples, sizes, begin/end, ksize)
-        return tuple(int(x) for x in rng.integers(0, 3, size=rank))
+    if kind == 2:    # one small number per dim or per spatial dim (multiples, sizes, ksize)
+        n = rank if rng.random() < 0.7 else max(rank - 2, 1)
+        return tuple(int(x) for x in rng.integers(int(rng.random() < 0.3), 3, size=n))
     if kind == 3:    # two per dim (paddings)
         return tuple(int(x) for x in rng.integers(0, 3, size=2 * rank))
     if kind == 4:    # the same elements in another shape
         targets = [(size,), (-1,), (1, size), (size, 1), tuple(d or 1 for d in shape) + (1,)]
         return targets[int(rng.integers(len(targets)))]
-    return (1,) * int(rng.choice([2, 4]))   # strides / dilations / windows of size 1
+    return (1,) * max(rank - 2, 1)   # spatial strides / dilations / windows of size 1
 
 
 def usable_ops():
@@ -197,7 +198,9 @@ def generate(seed: int) -> dict:
     for _ in range(int(rng.integers(1, 5))):
         for _ in range(40):   # find an op whose inference accepts these operands
             name = ops[rng.integers(len(ops))]
-            tried = _try_op(rng, name, types)
+            # several draws of operands and attributes: most draws of a structured
+            # attribute (pool windows, permutations) are invalid
+            tried = next(filter(None, (_try_op(rng, name, types) for _ in range(8))), None)
             if tried is not None:
                 args, attrs, j, tt = tried
                 chain.append((name, args, attrs, j))
@@ -209,7 +212,9 @@ def generate(seed: int) -> dict:
     wraps = ["none", "cond", "case"] + (["while"] if repeatable else [])
     return {"seed": seed, "values": [_values(rng, s, dt) for s in (a, b)], "chain": chain,
             "wrap": str(rng.choice(wraps)), "k": int(rng.integers(0, 3)),
-            "variable": bool(rng.random() < 0.3), "grad": bool(rng.random() < 0.5)}
+            "variable": bool(rng.random() < 0.3),
+            # flowjit does not differentiate complex tensors (README, Differences from TF)
+            "grad": bool(rng.random() < 0.5) and not any(t.dtype.kind == "c" for t in types)}
 
 
 def _program_lines(prog) -> list:

@@ -100,3 +100,28 @@ def test_cast_of_nan_inf_and_out_of_range_values(src, mode):
     got = in_mode(lambda x: [tf.cast(x, getattr(tf, d)) for d in dts], mode)(x)
     for d, g in zip(dts, got):
         np.testing.assert_array_equal(g.numpy(), CAST_OF_SPECIALS[d], err_msg=d)
+
+
+# TF 2.21 (eager == tf.function, then jit_compile): its CPU kernel binary-searches with `<`
+# (std::lower_bound / upper_bound), its XLA kernel counts; they differ where the sequence is
+# unsorted or holds NaN (the fuzzer's seeds 110117 and 110154; NumPy's searchsorted put NaN last).
+SEARCHSORTED = [
+    ([[2**63 - 1, 1, 5]], [[2**63 - 1, 1, 5]], [[3, 0, 2]], [[3, 2, 3]], [[2, 0, 1]], [[3, 1, 2]]),
+    ([[0.9146]], [[np.nan]], [[0]], [[1]], [[0]], [[0]]),
+    ([[0.5, np.nan]], [[np.nan, 1.0, 0.2]], [[0, 1, 0]], [[2, 2, 2]], [[0, 1, 0]], [[0, 1, 0]]),
+    ([[3.0, 1.0, 2.0, 0.0]], [[0.0, 1.0, 2.0, 3.0, 1.5]], [[0, 0, 2, 4, 2]], [[0, 2, 4, 4, 2]],
+     [[0, 1, 2, 3, 2]], [[1, 2, 3, 4, 2]]),
+]
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("case", SEARCHSORTED, ids=["unsorted-int", "nan-value", "nan-sequence",
+                                                     "unsorted-float"])
+def test_searchsorted_outside_its_precondition(case, mode):
+    seq, vals, left, right, xla_left, xla_right = case
+    dt = np.int64 if isinstance(seq[0][0], int) else np.float64
+    got = in_mode(lambda s, v: (tf.searchsorted(s, v, side="left"),
+                                tf.searchsorted(s, v, side="right")), mode)(
+        tf.constant(np.array(seq, dt)), tf.constant(np.array(vals, dt)))
+    want = (xla_left, xla_right) if mode == "xla" else (left, right)
+    assert [g.numpy().tolist() for g in got] == list(want)

@@ -125,3 +125,28 @@ def test_searchsorted_outside_its_precondition(case, mode):
         tf.constant(np.array(seq, dt)), tf.constant(np.array(vals, dt)))
     want = (xla_left, xla_right) if mode == "xla" else (left, right)
     assert [g.numpy().tolist() for g in got] == list(want)
+
+
+@pytest.mark.parametrize("band", [(-1, 0), (0, 0), (1, 2), (0, -1)])
+def test_band_part_with_matrix_dims_unknown_while_tracing(band):
+    # TF 2.21 takes a [None, None, None] signature; flowjit refused it, and with it the
+    # gradient of cholesky under an unknown-dim signature (the fuzzer's seed 110437)
+    x = np.arange(24.0).reshape(2, 3, 4)
+    i, j = np.arange(3)[:, None], np.arange(4)[None, :]
+    lo, up = band
+    keep = ((lo < 0) | (i - j <= lo)) & ((up < 0) | (j - i <= up))
+    f = tf.function(lambda x: tf.linalg.band_part(x, lo, up),
+                    input_signature=[tf.TensorSpec([None, None, None], tf.float64)])
+    np.testing.assert_array_equal(f(tf.constant(x)).numpy(), np.where(keep, x, 0.0))
+
+
+def test_cholesky_gradient_with_unknown_dims():
+    def grad(a):
+        with tf.GradientTape() as tape:
+            tape.watch(a)
+            y = tf.reduce_sum(tf.linalg.cholesky(a))
+        return tape.gradient(y, a)
+    f = tf.function(grad, input_signature=[tf.TensorSpec([None, None], tf.float64)])
+    # TF 2.21, eagerly and with this signature
+    np.testing.assert_allclose(f(tf.constant([[4.0, 2.0], [2.0, 3.0]], tf.float64)).numpy(),
+                               [[0.21338835, 0.0732233], [0.0732233, 0.35355339]], rtol=1e-7)

@@ -165,7 +165,12 @@ def _float_to_int(x, target):
 
 @kernel("clip_by_value")
 def clip_by_value(t, lo, hi):
-    return np.minimum(np.maximum(t, lo), hi).astype(t.dtype)
+    out = np.minimum(np.maximum(t, lo), hi).astype(t.dtype)
+    if out.shape != np.shape(t):   # bounds whose dims were unknown while tracing
+        raise InvalidArgumentError(None, "clip_by_value", f"clip bounds of shapes "
+                                   f"{list(np.shape(lo))}, {list(np.shape(hi))} do not "
+                                   f"broadcast to the input shape {list(np.shape(t))}")
+    return out
 
 
 # --- complex numbers --------------------------------------------------------------------------

@@ -150,3 +150,15 @@ def test_cholesky_gradient_with_unknown_dims():
     # TF 2.21, eagerly and with this signature
     np.testing.assert_allclose(f(tf.constant([[4.0, 2.0], [2.0, 3.0]], tf.float64)).numpy(),
                                [[0.21338835, 0.0732233], [0.0732233, 0.35355339]], rtol=1e-7)
+
+
+def test_clip_by_value_bounds_with_unknown_dims():
+    # TF 2.21 traces bounds of shape [None] against an input of shape [1] (the fuzzer's seed
+    # 200709: flowjit refused at trace time); bounds that turn out larger make TF's result
+    # grow to their shape, flowjit raises instead (README, Reliability)
+    sig = [tf.TensorSpec([None], tf.int16)] * 3
+    f = tf.function(tf.clip_by_value, input_signature=sig)
+    c = lambda v: tf.constant(np.array(v, np.int16))   # noqa: E731
+    np.testing.assert_array_equal(f(c([5]), c([1]), c([3])).numpy(), [3])
+    with pytest.raises(tf.errors.InvalidArgumentError, match="clip bounds of shapes"):
+        f(c([5]), c([1, 2, 3]), c([3, 3, 3]))

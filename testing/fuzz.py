@@ -405,8 +405,13 @@ def shrink(prog) -> dict:
             return run_program(p)["status"] == "mismatch"
         except Exception:  # noqa: BLE001
             return False
-    while len(prog["chain"]) > 1 and fails({**prog, "chain": prog["chain"][:-1]}):
-        prog = {**prog, "chain": prog["chain"][:-1]}
+    while len(prog["chain"]) > 1:
+        # a while loop repeats the last op, which changes: the shorter program has none
+        shorter = {**prog, "chain": prog["chain"][:-1],
+                   "wrap": "none" if prog["wrap"] == "while" else prog["wrap"]}
+        if not fails(shorter):
+            break
+        prog = shorter
     return prog
 
 

@@ -182,4 +182,9 @@ register("conj", np.conj)
 @kernel("complex")
 def complex_(real, imag):
     dt = np.complex64 if np.asarray(real).dtype == np.float32 else np.complex128
-    return (real + imag * dt(1j)).astype(dt)
+    # part by part: real + imag * 1j makes inf * 1j = nan + inf j (TF: complex(-inf, -inf)
+    # is -inf - inf j)
+    real, imag = np.broadcast_arrays(real, imag)
+    out = np.empty(real.shape, dt)
+    out.real, out.imag = real, imag
+    return out

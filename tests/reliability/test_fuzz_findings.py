@@ -162,3 +162,16 @@ def test_clip_by_value_bounds_with_unknown_dims():
     np.testing.assert_array_equal(f(c([5]), c([1]), c([3])).numpy(), [3])
     with pytest.raises(tf.errors.InvalidArgumentError, match="clip bounds of shapes"):
         f(c([5]), c([1, 2, 3]), c([3, 3, 3]))
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_complex_of_infinite_parts(mode):
+    # TF 2.21 in every mode; the eager kernel computed real + imag * 1j, where -inf * 1j is
+    # nan - inf j (the fuzzer's seed 201761: real(complex(-inf, -inf)) was nan eagerly)
+    re = tf.constant([-4.5, -np.inf, np.inf, np.nan], tf.float64)
+    im = tf.constant([np.inf, -np.inf, 2.0, 1.0], tf.float64)
+    got = in_mode(tf.complex, mode)(re, im).numpy()
+    want = np.array([complex(-4.5, np.inf), complex(-np.inf, -np.inf), complex(np.inf, 2.0),
+                     complex(np.nan, 1.0)])
+    np.testing.assert_array_equal(got.real, want.real)
+    np.testing.assert_array_equal(got.imag, want.imag)

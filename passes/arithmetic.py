@@ -302,7 +302,8 @@ class _Simplifier:
         xt = _tt(op.operands[0])
         if xt is None or xt.shape is None or any(b != 0 for b in a["begin"]):
             return False
-        if all(s == -1 or s == d for s, d in zip(a["size"], xt.shape)):
+        # a size known only at run time (None) may cut even an unknown dim
+        if all(s == -1 or (s is not None and s == d) for s, d in zip(a["size"], xt.shape)):
             return self.replace(op, op.operands[0])
         return False
 

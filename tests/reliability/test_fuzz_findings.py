@@ -175,3 +175,30 @@ def test_complex_of_infinite_parts(mode):
                      complex(np.nan, 1.0)])
     np.testing.assert_array_equal(got.real, want.real)
     np.testing.assert_array_equal(got.imag, want.imag)
+
+
+def test_gradient_of_a_broadcast_with_dims_unknown_while_tracing():
+    # TF 2.21 sums the gradient over the dims broadcast at run time (BroadcastGradientArgs);
+    # flowjit assumed an unknown dim was not broadcast (the fuzzer's seed 201842 got a
+    # gradient of shape (0, 2, 0, 2) for an input of shape (0, 2, 1, 1))
+    def grads(x, y):
+        with tf.GradientTape() as tape:
+            tape.watch([x, y])
+            s = tf.reduce_sum(x * 2.0 + y)
+        return tape.gradient(s, [x, y])
+    f = tf.function(grads, input_signature=[tf.TensorSpec([None, None], tf.float32)] * 2)
+    gx, gy = f(tf.ones([3, 1]), tf.ones([1, 4]))
+    np.testing.assert_array_equal(gx.numpy(), np.full((3, 1), 8.0))
+    np.testing.assert_array_equal(gy.numpy(), np.full((1, 4), 3.0))
+    gx, gy = f(tf.ones([0, 1]), tf.ones([1, 2]))   # a dim broadcast from 1 to 0
+    assert gx.shape == (0, 1) and gy.shape == (1, 2)
+    np.testing.assert_array_equal(gy.numpy(), np.zeros((1, 2)))
+
+
+def test_slice_with_a_size_known_only_at_run_time_is_not_dropped():
+    # the arithmetic pass took a run-time size (None) for "everything" on an unknown dim and
+    # removed the slice; TF 2.21 gives shape (3, 2, 1, 2)
+    f = tf.function(lambda g, l: tf.slice(g, [0, 0, 0, 0], tf.stack([-1, -1, tf.shape(l)[2], -1])),
+                    input_signature=[tf.TensorSpec([None] * 4, tf.float64)] * 2)
+    assert f(tf.ones([3, 2, 3, 2], tf.float64), tf.ones([3, 2, 1, 1], tf.float64)).shape == \
+        (3, 2, 1, 2)

@@ -202,3 +202,13 @@ def test_slice_with_a_size_known_only_at_run_time_is_not_dropped():
                     input_signature=[tf.TensorSpec([None] * 4, tf.float64)] * 2)
     assert f(tf.ones([3, 2, 3, 2], tf.float64), tf.ones([3, 2, 1, 1], tf.float64)).shape == \
         (3, 2, 1, 2)
+
+
+@pytest.mark.parametrize("mode", ["eager", "graph"])
+def test_segment_count_beyond_memory_is_resource_exhausted(mode):
+    # the fuzzer's one crash (seed 203615): an id of 2**31 - 1 sizes the result from a value,
+    # NumPy's working set got the process killed; TF 2.21 raises ResourceExhaustedError when
+    # the allocation fails (under XLA these ops are refused: sizes from values)
+    ids = tf.constant([2**31 - 1])
+    with pytest.raises(tf.errors.ResourceExhaustedError, match="OOM when allocating"):
+        in_mode(tf.math.segment_max, mode)(tf.constant([1]), ids)

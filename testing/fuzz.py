@@ -27,9 +27,10 @@ jit_compile gives a finite gradient too); the results of `XLA_UNCHECKED` ops und
 (searchsorted on an unsorted or NaN-holding sequence: TF's XLA counts where its kernel
 binary-searches, so TF 2.21 differs between its own modes); under XLA, the tolerance of the
 program's input dtype where it is float16/bfloat16 (XLA keeps float32 across a cast to
-float32 that eager rounds first) and, for complex inputs with NaN/Inf parts, NaN where eager
-has an infinity (XLA's complex abs/log do not follow C99's "an infinite part wins": TF 2.21
-under jit_compile gives NaN for abs(nan - inf j) too). A program whose eager run raises is only checked not
+float32 that eager rounds first) and, for complex inputs with NaN/Inf parts, any value where
+either result is NaN or infinite (XLA's complex abs/log/division do not follow C99's special
+values, "an infinite part wins": TF 2.21 under jit_compile gives NaN for abs(nan - inf j)
+too, and its division by another formula can leave a part finite). A program whose eager run raises is only checked not
 to crash; under XLA an UnimplementedError (a result shape known only at run time) is the
 documented limit, and so is a NotImplementedError with unknown-dim signatures (the gradients
 of pools and convolutions need their window geometry while tracing). Where eager's gradient is disconnected (None: the taken branch of a cond is
@@ -303,18 +304,18 @@ def _inputs(prog):
     return [tf.constant(v) for v in prog["values"]]
 
 
-def close(actual, expected, nan_any: bool = False, nan_for_inf: bool = False,
+def close(actual, expected, nan_any: bool = False, nonfinite_any: bool = False,
           tol: float | None = None) -> bool:
     """The tolerance policy (see the module docstring); `nan_any`: where `expected` is NaN,
-    `actual` may be anything (the XLA_MASKED_GRADIENTS allowance); `nan_for_inf`: NaN where
-    `expected` is infinite (XLA's complex special values); `tol` replaces TOL[dtype] (the
+    `actual` may be anything (the XLA_MASKED_GRADIENTS allowance); `nonfinite_any`: where
+    either is NaN or infinite, anything (XLA's complex special values); `tol` replaces TOL[dtype] (the
     program's least precise float, for XLA)."""
     actual, expected = np.asarray(actual), np.asarray(expected)
     if actual.shape != expected.shape or actual.dtype != expected.dtype:
         return False
     dt = expected.dtype
     if dt.kind == "c":
-        return all(close(a, e, nan_any, nan_for_inf, tol) for a, e in
+        return all(close(a, e, nan_any, nonfinite_any, tol) for a, e in
                    ((actual.real, expected.real), (actual.imag, expected.imag)))
     if dt.kind not in "f" and dt != BF16:
         return bool(np.array_equal(actual, expected))
@@ -323,8 +324,9 @@ def close(actual, expected, nan_any: bool = False, nan_for_inf: bool = False,
     a[np.abs(a) < tiny], e[np.abs(e) < tiny] = 0.0, 0.0   # XLA flushes subnormals
     if nan_any:
         a[np.isnan(e)] = np.nan
-    if nan_for_inf:
-        a[np.isnan(a) & np.isinf(e)] = e[np.isnan(a) & np.isinf(e)]
+    if nonfinite_any:
+        special = ~np.isfinite(a) | ~np.isfinite(e)
+        a[special] = e[special]
     if not np.array_equal(np.isnan(a), np.isnan(e)):
         return False
     inf = np.isinf(e) | np.isinf(a)
@@ -377,7 +379,7 @@ def run_program(prog) -> dict:
     xla_unchecked = any(c[0] in XLA_UNCHECKED for c in prog["chain"])
     x0 = prog["values"][0]
     xla_allowed = {"tol": TOL.get(x0.dtype),   # f16/bf16 values evaluated in f32 by XLA
-                   "nan_for_inf": x0.dtype.kind == "c" and not all(
+                   "nonfinite_any": x0.dtype.kind == "c" and not all(
                        np.isfinite(v).all() for v in prog["values"])}
     if want is not None and prog.get("variable"):
         fn = _with_variable(fn, tf.Variable(np.zeros_like(want[0])))

@@ -45,7 +45,9 @@ def test_tolerance_policy():
     assert fuzz.close(np.array([0.0], f32), np.array([np.nan], f32), nan_any=True)
     assert not fuzz.close(np.array([0.0], f32), np.array([np.nan], f32))
     # XLA's allowances for complex special values and f16/bf16 programs, only when allowed
-    assert fuzz.close(np.array([np.nan], f32), np.array([np.inf], f32), nan_for_inf=True)
+    assert fuzz.close(np.array([np.nan], f32), np.array([np.inf], f32), nonfinite_any=True)
+    assert fuzz.close(np.array([1.0], f32), np.array([np.nan], f32), nonfinite_any=True)
+    assert not fuzz.close(np.array([1.0], f32), np.array([2.0], f32), nonfinite_any=True)
     assert not fuzz.close(np.array([np.nan], f32), np.array([np.inf], f32))
     assert fuzz.close(np.array([1.1907], f32), np.array([1.1875], f32), tol=5e-2)
     assert not fuzz.close(np.array([1.1907], f32), np.array([1.1875], f32))

@@ -204,6 +204,8 @@ def apply(opname: str, inputs, attrs: dict | None = None):
     """Run (or, while tracing, record) the op `opname` on Tensors `inputs`."""
     opdef = OPS[opname]
     attrs = attrs or {}
+    if len(attrs) != len(opdef.attrs):   # the public API passes them all; fill the defaults
+        attrs = opdef.resolve_attrs(attrs)
     out = graph_hook(opdef, inputs, attrs) if graph_hook is not None else \
         execute(opdef, inputs, attrs)
     if tape_hook is not None:

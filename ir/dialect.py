@@ -28,7 +28,7 @@ from xdsl.traits import IsTerminator, Pure, RecursiveMemoryEffect
 from xdsl.utils.exceptions import VerifyException
 
 from . import dtypes as D
-from .registry import OPS, TT, InferenceError, OpDef, ResourceTT, infer_types
+from .registry import OPS, REQUIRED, TT, InferenceError, OpDef, ResourceTT, infer_types
 
 
 # --- types ------------------------------------------------------------------------------
@@ -209,11 +209,16 @@ class DfOp(IRDLOperation):
     """Base of the generated ops; the class attribute `opdef` is the registry declaration."""
 
     def python_attrs(self) -> dict:
-        """Attributes as the registry and kernels take them (absent -> None)."""
+        """Attributes as the registry and kernels take them: an absent one is its declared
+        default (None where it has none: a value only known at run time), so a hand-written
+        `df.cumsum %x` means axis 0 in every backend, as `apply` does eagerly."""
         out = {}
         for name, adef in self.opdef.attrs.items():
             a = self.attributes.get(name)
-            out[name] = None if a is None else decode_attr(a, adef.kind)
+            if a is not None:
+                out[name] = decode_attr(a, adef.kind)
+            else:
+                out[name] = None if adef.default is REQUIRED else adef.default
         return out
 
     def verify_(self):

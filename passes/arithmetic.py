@@ -287,7 +287,8 @@ def _noop_slice(op):
     xt = tt_of(op.operands[0])
     if xt is None or xt.shape is None or any(b != 0 for b in a["begin"]):
         return False
-    return all(s == -1 or s == d for s, d in zip(a["size"], xt.shape))
+    # a size known only at run time (None) may cut even an unknown dim
+    return all(s == -1 or (s is not None and s == d) for s, d in zip(a["size"], xt.shape))
 
 
 def _noop_concat(op):

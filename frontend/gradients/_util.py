@@ -102,7 +102,7 @@ def unbroadcast(grad, like):
     """Sum `grad` over the axes along which `like` was broadcast to produce it, so the result
     has `like`'s shape. Works on static shapes: leading extra axes are summed away, and axes
     where `like` has size 1 are summed with keepdims (a no-op if grad's dim is 1 too). An
-    unknown dim of `like` is assumed not to have been broadcast."""
+    unknown dim of `like` is summed when it is 1 at run time (`_sum_if_one`)."""
     if grad is None:
         return None
     gs, ls = dims(grad), dims(like)
@@ -118,6 +118,23 @@ def unbroadcast(grad, like):
     ones = tuple(i for i, (g, l) in enumerate(zip(gs[lead:], ls)) if l == 1 and g != 1)
     if ones:
         grad = R.reduce_sum(grad, ones, keepdims=True)
+    unknown = [i for i, (g, l) in enumerate(zip(gs[lead:], ls)) if l is None and g != 1]
+    return _sum_if_one(grad, like, unknown) if unknown else grad
+
+
+def _sum_if_one(grad, like, axes):
+    """`grad` summed (keepdims) along each of `axes` where `like`'s run-time dim is 1, else
+    unchanged, as TF's BroadcastGradientArgs decides at run time: [sum, grad] concatenated
+    along the axis, sliced from 0 (like's dim is 1) or 1 to like's size."""
+    like_dims = A.shape(like)
+    for i in axes:
+        begin, size = [0] * len(dims(grad)), [-1] * len(dims(grad))
+        # 0 where like's dim is 1, else 1: |d - 1| capped, arithmetic XLA's shape
+        # specialization evaluates (a comparison it does not)
+        begin[i] = M.minimum(M.abs(M.subtract(like_dims[i], 1)), 1)
+        size[i] = like_dims[i]
+        both = A.concat([R.reduce_sum(grad, (i,), keepdims=True), grad], i)
+        grad = A.slice(both, A.stack(begin), A.stack(size))
     return grad
 
 

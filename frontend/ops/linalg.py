@@ -134,7 +134,7 @@ def _band_bound(v, what, limit, dim):
     if hasattr(v, "numpy") and hasattr(v, "dtype"):
         v = v.numpy()
     v = _index(v.item() if hasattr(v, "item") else v, what)
-    if v > limit:
+    if limit is not None and v > limit:
         raise InvalidArgumentError(None, "band_part", f"band_part: {what} must be negative or "
                                                       f"less or equal to number of {dim} "
                                                       f"({limit}) got: {v}")
@@ -143,8 +143,8 @@ def _band_bound(v, what, limit, dim):
 
 def band_part(input, num_lower, num_upper, name=None):  # noqa: A002  (TF's name)
     """Keep the band of each innermost matrix: `num_lower` diagonals below the main one and
-    `num_upper` above (negative: the whole triangle); zeros elsewhere. The matrix dims must
-    be known while tracing (the band mask is a constant); batch dims may be unknown."""
+    `num_upper` above (negative: the whole triangle); zeros elsewhere. The band mask is a
+    constant where the matrix dims are known while tracing, else computed from the shape."""
     from .array import zeros_like
     from .math import where
     x = convert_to_tensor(input)
@@ -153,14 +153,22 @@ def band_part(input, num_lower, num_upper, name=None):  # noqa: A002  (TF's name
                                                       f"2-dim, received shape: "
                                                       f"{format_shape(x.shape.as_list())}")
     rows, cols = x.shape.as_list()[-2:] if x.shape.rank is not None else (None, None)
-    if rows is None or cols is None:
-        raise ValueError(f"band_part: flowjit needs the matrix dims known while tracing, got "
-                         f"shape {x.shape}")
     lower = _band_bound(num_lower, "num_lower", rows, "rows")
     upper = _band_bound(num_upper, "num_upper", cols, "cols")
-    i, j = np.arange(rows)[:, None], np.arange(cols)[None, :]
+    if rows is None or cols is None:
+        i, j = _matrix_positions(x)
+    else:
+        i, j = np.arange(rows)[:, None], np.arange(cols)[None, :]
     band = ((lower < 0) | (i - j <= lower)) & ((upper < 0) | (j - i <= upper))
     return where(band, x, zeros_like(x))
+
+
+def _matrix_positions(x):
+    """Row and column indices of the innermost matrix of `x` (shape [rows, 1] and [1, cols])
+    computed from its run-time shape."""
+    from .array import range as range_, reshape, shape
+    dims = shape(x)
+    return reshape(range_(dims[-2]), [-1, 1]), reshape(range_(dims[-1]), [1, -1])
 
 
 # --- square-matrix solvers (issue 11) ------------------------------------------------------

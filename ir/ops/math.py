@@ -145,10 +145,10 @@ def _clip(types, attrs):
     shape = types[0].shape
     for t in types[1:]:
         out = broadcast(shape, t.shape)
-        # Only a known dim (or the rank) growing is an error: an unknown input dim may
-        # turn out to match the bound's.
+        # Only a known dim (or the rank) growing to a known size is an error: an unknown dim
+        # may turn out to match (the kernel checks at run time).
         if shape is not None and out is not None and (len(out) != len(shape) or any(
-                d is not None and d != o for d, o in zip(shape, out))):
+                None not in (d, o) and d != o for d, o in zip(shape, out))):
             raise InferenceError(f"clip bounds of shape {list(t.shape)} do not broadcast to the "
                                  f"input shape {list(shape)}")
     return TT(dt, shape)

@@ -185,16 +185,18 @@ def _cast(ctx, op, x, *, dtype):
     src, dst = ctx.dtype(x), dtype
     if dst.is_bool:
         return ctx.compare(x, ctx.splat(0, x.type), "NE")
+    if src.is_complex and not dst.is_complex:   # TF keeps the real part
+        x, src = hlo.real(x), src.real_dtype
     if src.is_floating and dst.is_integer:
         return _float_to_int(ctx, x, dst, t)
     return hlo.convert(t, x)
 
 
 def _float_to_int(ctx, x, dst, t):
-    """Truncation toward zero, as the NumPy kernel computes it on x86: NaN/Inf become 0 (the
-    kernel's rule); other values convert to a 32-bit integer (64-bit for an int64 target),
-    where a value out of range gives that type's minimum (the x86 "integer indefinite"), and
-    then wrap to the target width. XLA's convert alone would saturate instead."""
+    """Truncation toward zero, as TF (and the kernel) convert on x86: into a 32-bit integer
+    (64-bit for an int64 target), where a value out of range, NaN and +-Inf give that type's
+    minimum (the x86 "integer indefinite"), then wrapped to the target width. XLA's convert
+    alone would saturate instead."""
     wide = D.int64 if dst is D.int64 else D.int32
     if ctx.dtype(x) in (D.float16, D.bfloat16):
         x = ctx.convert(x, D.float32)   # exact; holds 2**31
@@ -202,9 +204,7 @@ def _float_to_int(ctx, x, dst, t):
     bound = 2.0 ** (8 * wide.size - 1)                 # exact in float32 and float64
     in_range = hlo.and_(ctx.compare(x, ctx.splat(-bound, x.type), "GE"),
                         ctx.compare(x, ctx.splat(bound, x.type), "LT"))
-    finite = hlo.is_finite(x)
-    out_of_range = hlo.select(finite, ctx.splat(wide.min, wide_t), ctx.splat(0, wide_t))
-    value = hlo.select(in_range, hlo.convert(wide_t, x), out_of_range)
+    value = hlo.select(in_range, hlo.convert(wide_t, x), ctx.splat(wide.min, wide_t))
     return value if wide is dst else hlo.convert(t, value)
 
 

@@ -55,6 +55,23 @@ def searchsorted(sorted_sequence, values, side, out_type):
     if seq.shape[0] != vals.shape[0]:
         raise InvalidArgumentError(None, "searchsorted", "Leading dim_size of both tensors "
                                                          "must match.")
-    out = np.stack([np.searchsorted(s, v, side=side) for s, v in zip(seq, vals)]) \
-        if seq.shape[0] else np.zeros(vals.shape, np.int64)
-    return out.reshape(values.shape).astype(out_type.np)
+    return _binary_search(seq, vals, side == "right").reshape(values.shape).astype(out_type.np)
+
+
+def _binary_search(seq, vals, right: bool):
+    """Row-wise std::lower_bound (std::upper_bound when `right`) with plain `<`, as TF's CPU
+    kernel: the same probes, so NaN and unsorted rows give TF's answers (NumPy's searchsorted
+    orders NaN last)."""
+    n = seq.shape[-1]
+    first = np.zeros(vals.shape, np.int64)
+    count = np.full(vals.shape, n, np.int64)
+    with np.errstate(invalid="ignore"):
+        while n and count.any():
+            step = count // 2
+            probe = first + step
+            elem = np.take_along_axis(seq, np.minimum(probe, n - 1), axis=-1)
+            go = ~(vals < elem) if right else elem < vals
+            go &= count > 0
+            first = np.where(go, probe + 1, first)
+            count = np.where(go, count - step - 1, step)
+    return first

@@ -140,10 +140,7 @@ def cast(x, dtype):
     if x.dtype.kind == "c" and target.kind not in "cb":  # TF keeps the real part
         x = x.real
     if target.kind in "iu" and (x.dtype.kind == "f" or x.dtype == _BF16):  # bf16's kind is V
-        # TF truncates toward zero; NaN/Inf have no integer value, so they become 0 here
-        # rather than NumPy's platform-dependent garbage.
-        with np.errstate(invalid="ignore"):
-            x = np.where(np.isfinite(x), np.trunc(x), 0)
+        x = _float_to_int(x, target)
     if target.kind == "b":
         return x != 0
     with np.errstate(invalid="ignore", over="ignore"):  # out-of-range values wrap silently
@@ -153,9 +150,27 @@ def cast(x, dtype):
 _BF16 = np.dtype(ml_dtypes.bfloat16)
 
 
+def _float_to_int(x, target):
+    """TF's conversion on x86: truncation toward zero into int32 (int64 for an int64 target);
+    a value out of that range, NaN and +-Inf give its minimum (the "integer indefinite"),
+    which then wraps to a narrower target (TF 2.21: cast(nan, int32) == -2**31, cast(inf,
+    int8) == 0). Written out, as NumPy's own conversion of such values is platform-dependent."""
+    wide = np.dtype(np.int64 if target == np.int64 else np.int32)
+    bound = 2.0 ** (8 * wide.itemsize - 1)
+    x = np.trunc(x.astype(np.float64))
+    with np.errstate(invalid="ignore"):
+        in_range = (x >= -bound) & (x < bound)    # False for NaN
+    return np.where(in_range, x, -bound).astype(wide)
+
+
 @kernel("clip_by_value")
 def clip_by_value(t, lo, hi):
-    return np.minimum(np.maximum(t, lo), hi).astype(t.dtype)
+    out = np.minimum(np.maximum(t, lo), hi).astype(t.dtype)
+    if out.shape != np.shape(t):   # bounds whose dims were unknown while tracing
+        raise InvalidArgumentError(None, "clip_by_value", f"clip bounds of shapes "
+                                   f"{list(np.shape(lo))}, {list(np.shape(hi))} do not "
+                                   f"broadcast to the input shape {list(np.shape(t))}")
+    return out
 
 
 # --- complex numbers --------------------------------------------------------------------------
@@ -167,4 +182,9 @@ register("conj", np.conj)
 @kernel("complex")
 def complex_(real, imag):
     dt = np.complex64 if np.asarray(real).dtype == np.float32 else np.complex128
-    return (real + imag * dt(1j)).astype(dt)
+    # part by part: real + imag * 1j makes inf * 1j = nan + inf j (TF: complex(-inf, -inf)
+    # is -inf - inf j)
+    real, imag = np.broadcast_arrays(real, imag)
+    out = np.empty(real.shape, dt)
+    out.real, out.imag = real, imag
+    return out

@@ -6,7 +6,9 @@ from __future__ import annotations
 import ml_dtypes
 import numpy as np
 
-from ...ir.errors import InvalidArgumentError
+from ...ir import dtypes as D
+from ...ir.errors import InvalidArgumentError, ResourceExhaustedError
+from ...ir.registry import TT, InferenceError, check_size
 from . import kernel
 from .reduce import _acc_dtype
 
@@ -19,6 +21,7 @@ def _combine(data, ids, n, how, empty_max):
     """Rows of `data` (leading dims = ids.shape) reduced into `n` segments; ids < 0 dropped.
     An empty segment of a max gets `empty_max`."""
     acc = _acc_dtype(data.dtype)
+    _check_memory(n, data.shape[ids.ndim:], how)
     rows = data.reshape((ids.size,) + data.shape[ids.ndim:]).astype(acc, copy=False)
     flat = ids.reshape(-1)
     keep = flat >= 0
@@ -40,6 +43,18 @@ def _combine(data, ids, n, how, empty_max):
         else:
             out = out / count.astype(acc)
     return out.astype(data.dtype)
+
+
+def _check_memory(n, row_shape, how):
+    """The segment count comes from the ids' values, so no inference sized the result:
+    refuse, before NumPy allocates, a working set (int64 counts and a 64-bit accumulator per
+    segment row, at most n * 2 * row words) that memory cannot hold; the process would be
+    killed instead (the fuzzer's seed 203615: segment_max with an id of 2**31 - 1)."""
+    try:
+        check_size(TT(D.int64, (n, 2 * max(int(np.prod(row_shape)), 1))))
+    except InferenceError:
+        raise ResourceExhaustedError(None, f"segment_{how}", f"OOM when allocating {n} "
+                                     f"segments of shape {list(row_shape)}") from None
 
 
 def _check_range(ids, n, what):

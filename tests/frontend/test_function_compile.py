@@ -5,7 +5,6 @@ import logging
 import os
 
 import numpy as np
-import pytest
 
 import flowjit as tf
 from flowjit.frontend import config

@@ -14,9 +14,18 @@ def test_fixed_seed_budget_has_no_mismatch_and_no_crash():
     assert result["counts"]["mismatch"] == 0, result["failures"]
 
 
-def test_every_usable_registry_op_is_generated():
+def test_ops_with_attributes_and_every_dtype_are_generated():
     ops = fuzz.usable_ops()
-    assert {"add", "exp", "maximum", "pow"} <= set(ops)
+    # required attributes made from their declared kinds: axes, permutations, shapes, dtypes
+    assert {"add", "exp", "pow", "transpose", "reshape", "tile", "cast", "expand_dims",
+            "max_pool", "strided_slice", "concat", "add_n"} <= set(ops)
+    assert not {"random_uniform", "assign_variable", "py_function"} & set(ops)   # stateful
+    progs = [fuzz.generate(seed) for seed in range(200)]
+    assert {p["values"][0].dtype for p in progs} == set(fuzz.DTYPES)
+    used = {name for p in progs for name, *_ in p["chain"]}
+    assert {"transpose", "reshape", "cast"} <= used
+    assert any(attrs for p in progs for _, _, attrs, _ in p["chain"])
+    assert any(0 in p["values"][0].shape for p in progs)
 
 
 def test_tolerance_policy():
@@ -28,10 +37,26 @@ def test_tolerance_policy():
     assert fuzz.close(np.array([0.0], f32), np.array([1e-40], f32))   # subnormal flush
     assert not fuzz.close(np.array([3], np.int32), np.array([4], np.int32))
     assert not fuzz.close(np.array([1.0], f32), np.array([1.0], np.float64))
+    c64 = np.complex64
+    assert fuzz.close(np.array([1 + 2j], c64), np.array([1.00001 + 2j], c64))
+    assert not fuzz.close(np.array([1 + 2j], c64), np.array([1 + 2.1j], c64))
+    assert not fuzz.close(np.array([True]), np.array([False]))
+    # XLA_MASKED_GRADIENTS: a NaN expected may be anything, only when allowed
+    assert fuzz.close(np.array([0.0], f32), np.array([np.nan], f32), nan_any=True)
+    assert not fuzz.close(np.array([0.0], f32), np.array([np.nan], f32))
+    # XLA's allowances for complex special values and f16/bf16 programs, only when allowed
+    assert fuzz.close(np.array([np.nan], f32), np.array([np.inf], f32), nonfinite_any=True)
+    assert fuzz.close(np.array([1.0], f32), np.array([np.nan], f32), nonfinite_any=True)
+    assert not fuzz.close(np.array([1.0], f32), np.array([2.0], f32), nonfinite_any=True)
+    assert not fuzz.close(np.array([np.nan], f32), np.array([np.inf], f32))
+    assert fuzz.close(np.array([1.1907], f32), np.array([1.1875], f32), tol=5e-2)
+    assert not fuzz.close(np.array([1.1907], f32), np.array([1.1875], f32))
 
 
 def test_a_mismatch_is_printed_as_runnable_code():
     prog = fuzz.generate(3)
     code = fuzz.source(prog)
     compile(code, "<repro>", "exec")
-    assert all(f"apply({name!r}" in code for name, _ in prog["chain"])
+    assert all(f"apply({name!r}" in code for name, *_ in prog["chain"])
+    env = {}
+    exec(compile(code.split("def program")[0], "<repro>", "exec"), env)   # the imports run

@@ -326,9 +326,9 @@ def test_select_add_n_clip(dt):
 
 # --- cast ----------------------------------------------------------------------------------
 def _cast_ref(x, dst: D.DType):
-    """TF cast as the kernel defines it: float -> int truncates; NaN/Inf give 0; a value out
-    of the 32-bit range (64-bit for int64) gives that range's minimum (x86's conversion),
-    then wraps to the target; to bool is x != 0."""
+    """TF cast: float -> int truncates; a value out of the 32-bit range (64-bit for int64),
+    NaN and Inf give that range's minimum (x86's conversion), then wrap to the target; to bool
+    is x != 0."""
     if dst.is_bool:
         return x.astype(np.float64) != 0 if is_float(x.dtype) else x != 0
     if is_float(x.dtype) and dst.is_integer:
@@ -336,7 +336,7 @@ def _cast_ref(x, dst: D.DType):
         out = []
         for v in x.astype(np.float64).ravel():
             if not np.isfinite(v):
-                out.append(0)
+                out.append(-2 ** (bits - 1))
                 continue
             t = int(v)
             out.append(t if -2 ** (bits - 1) <= t < 2 ** (bits - 1) else -2 ** (bits - 1))

@@ -552,8 +552,8 @@ def test_cast_special_values():
     c = tf.convert_to_tensor
     f = c([np.nan, np.inf, -np.inf, -1.7, 1.7, -0.0])
     assert tf.cast(f, tf.bool).numpy().tolist() == [True, True, True, True, True, False]
-    # NaN and +-inf have no integer value; flowjit defines them as 0.
-    assert tf.cast(f, tf.int32).numpy().tolist() == [0, 0, 0, -1, 1, 0]
+    # TF 2.21: NaN and +-inf convert as x86 does, to the minimum of int32
+    assert tf.cast(f, tf.int32).numpy().tolist() == [-2**31] * 3 + [-1, 1, 0]
     assert tf.cast(c([300, -1]), tf.uint8).numpy().tolist() == [44, 255]
     assert tf.cast(c([70000.0]), tf.float16).numpy()[0] == np.inf
     t = c([1.0])

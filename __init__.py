@@ -57,6 +57,9 @@ config.list_physical_devices = _device.list_physical_devices
 config.list_logical_devices = _device.list_logical_devices
 config.PhysicalDevice = _device.PhysicalDevice
 config.LogicalDevice = _device.LogicalDevice
+config.LogicalDeviceConfiguration = _device.LogicalDeviceConfiguration
+config.set_logical_device_configuration = _device.set_logical_device_configuration
+config.get_logical_device_configuration = _device.get_logical_device_configuration
 config.optimizer = _types.SimpleNamespace(
     set_experimental_options=_pipeline.set_experimental_options,
     get_experimental_options=_pipeline.get_experimental_options)
@@ -117,3 +120,9 @@ from .frontend import saved_model as _saved_model_impl
 saved_model = _namespace("saved_model", "TF's `tf.saved_model`: save and load without pickle.")
 saved_model.save = _saved_model_impl.save
 saved_model.load = _saved_model_impl.load
+
+from .frontend import dtensor as _dtensor_impl
+experimental = _namespace("experimental", "TF's `tf.experimental`.")
+experimental.dtensor = _namespace("experimental.dtensor", "TF's `tf.experimental.dtensor`.")
+for _n in _dtensor_impl.__all__:
+    setattr(experimental.dtensor, _n, getattr(_dtensor_impl, _n))

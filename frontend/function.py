@@ -21,7 +21,7 @@ import numpy as np
 from ..ir import errors
 from ..runtime import xla
 from ..ir.registry import TT
-from . import config, dispatch, func_graph, nest, trace_type, variables
+from . import config, dispatch, dtensor, func_graph, nest, trace_type, variables
 from .autograph import features as autograph_features
 from .specs import TensorSpec
 from .tensor import Tensor
@@ -411,6 +411,10 @@ class ConcreteFunction:
         self._resizable = [i for i, c in enumerate(self._captures)
                            if hasattr(c, "_handle") and not c.shape.is_fully_defined()]
         self._out_dtypes = [n.out_types[i].dtype for n, i in graph.outputs]
+        self._mesh = None   # the DTensor mesh of a function traced for DTensor arguments
+        self._layouts = dtensor.layouts_of(key) if isinstance(key, tuple) else None
+        if self._layouts is not None:
+            self._call_xla = dtensor.sharded_call(self, self._layouts)
 
     # --- lowering ---------------------------------------------------------------------------
     def dataflow_module(self):
@@ -482,9 +486,10 @@ class ConcreteFunction:
         timings["import"] = t1 - t0
         module = self._optimize(module, timings)
         t2 = time.perf_counter()
-        lowered = lower_module(module, self._name, donate=self._donate)
+        lowered = lower_module(module, self._name, donate=self._donate and self._mesh is None)
         timings["lowering"] = time.perf_counter() - t2
-        exe = xla.build(lowered, timings)
+        exe = xla.build(lowered, timings) if self._mesh is None else \
+            dtensor.build_sharded(self, lowered, values, timings)
         exe.df_module = module
         exe.lowered = lowered
         self._compile_count += 1

@@ -1,0 +1,64 @@
+"""Sharded programs: Shardy annotations on a lowered module, and the rules of the
+`collective` ops (`relayout` becomes a sharding constraint).
+
+A sharded function's module names one mesh, `@mesh`, declared by `sdy.mesh` with the
+DTensor mesh's axes; each argument gets `#sdy.sharding<@mesh, [{"x"}, {}]>` from its layout
+(a dimension split over a mesh axis, or whole: `{}`), and XLA's partitioner (Shardy)
+propagates shardings through the body and inserts the collectives.
+"""
+from __future__ import annotations
+
+from jax._src.lib.mlir import ir
+
+from .core import register_lowering
+
+MESH = "mesh"
+
+
+def mesh_text(axes) -> str:
+    """`sdy.mesh` operation text for [(name, size), ...]."""
+    return f"sdy.mesh @{MESH} = <[" + ", ".join(f'"{n}"={s}' for n, s in axes) + "]>"
+
+
+def sharding_text(spec) -> str:
+    """`#sdy.sharding` of a per-dimension spec (a mesh axis name or None per dimension)."""
+    dims = ", ".join("{}" if a is None else '{"%s"}' % a for a in spec)
+    return f"#sdy.sharding<@{MESH}, [{dims}]>"
+
+
+def _with_shardings(old, specs):
+    """Argument/result attribute dicts `old` (an ArrayAttr or None) with `sdy.sharding` set
+    where `specs` (index -> spec) has one."""
+    attrs = []
+    for i in range(len(old) if old is not None else max(specs) + 1):
+        entries = {}
+        if old is not None:
+            d = ir.DictAttr(old[i])
+            entries = {d[k].name: d[k].attr for k in range(len(d))}
+        if i in specs:
+            entries["sdy.sharding"] = ir.Attribute.parse(sharding_text(specs[i]))
+        attrs.append(ir.DictAttr.get(entries))
+    return ir.ArrayAttr.get(attrs)
+
+
+def annotate_shardings(module, axes, arg_specs, result_specs):
+    """Declare the mesh, each `@main` argument's sharding and the requested result shardings
+    (index -> spec; the others XLA chooses) on a lowered module (in place)."""
+    with module.context, ir.Location.unknown():
+        body = module.body
+        main = next(op for op in body.operations if op.operation.name == "func.func"
+                    and ir.StringAttr(op.attributes["sym_name"]).value == "main")
+        ir.InsertionPoint.at_block_begin(body).insert(ir.Operation.parse(mesh_text(axes)))
+        main.arg_attrs = _with_shardings(main.attributes["arg_attrs"] if "arg_attrs" in
+                                         main.attributes else None, dict(enumerate(arg_specs)))
+        if result_specs:
+            n = len(ir.FunctionType(ir.TypeAttr(main.attributes["function_type"]).value).results)
+            old = main.attributes["res_attrs"] if "res_attrs" in main.attributes else \
+                ir.ArrayAttr.get([ir.DictAttr.get({})] * n)
+            main.attributes["res_attrs"] = _with_shardings(old, result_specs)
+        i32 = ir.IntegerType.get_signless(32)
+        size = 1
+        for _, s in axes:
+            size *= s
+        module.operation.attributes["mhlo.num_partitions"] = ir.IntegerAttr.get(i32, size)
+        module.operation.attributes["mhlo.num_replicas"] = ir.IntegerAttr.get(i32, 1)

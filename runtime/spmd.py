@@ -1,0 +1,185 @@
+"""More than one device: meshes, sharded buffers and SPMD executables.
+
+A sharded value is a jax Array with a `NamedSharding` (one buffer per device of its mesh).
+An SPMD executable is one StableHLO program partitioned by XLA (Shardy) with
+`num_partitions` = the mesh size; it takes and returns sharded arrays. A replica program
+(`num_replicas` = N) runs the same per-device program on every device, its collectives
+crossing the replicas (MirroredStrategy). Nothing here names a device kind: the devices are
+jax's, of the default backend.
+"""
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+
+def backend_started() -> bool:
+    from jax._src import xla_bridge
+    return xla_bridge.backends_are_initialized()
+
+
+def set_host_device_count(count: int):
+    """Split the host into `count` CPU devices (only before the backend starts)."""
+    import jax
+    jax.config.update("jax_num_cpu_devices", int(count))
+
+
+def devices() -> list:
+    """Every device of the default backend, across processes (global ids in order)."""
+    import jax
+    return sorted(jax.devices(), key=lambda d: d.id)
+
+
+def process_info() -> tuple:
+    """(this process's index, number of processes)."""
+    import jax
+    return jax.process_index(), jax.process_count()
+
+
+def device_name(dev) -> str:
+    """TF's full device string of a jax device."""
+    return (f"/job:localhost/replica:0/task:{dev.process_index}/device:"
+            f"{dev.platform.upper()}:{dev.id}")
+
+
+def make_mesh(device_list, axis_names, axis_sizes):
+    import jax
+    grid = np.array(device_list, dtype=object).reshape(tuple(axis_sizes))
+    return jax.sharding.Mesh(grid, tuple(axis_names))
+
+
+def sharding(mesh, spec) -> object:
+    """The NamedSharding of `mesh` splitting dim i over mesh axis spec[i] (None: whole)."""
+    import jax
+    return jax.sharding.NamedSharding(mesh, jax.sharding.PartitionSpec(*spec))
+
+
+def spec_of(array) -> tuple | None:
+    """The per-dimension mesh axes of a sharded array (None per unsplit dim), or None when
+    it is not a mesh array or a dimension is split over several axes."""
+    import jax
+    sh = getattr(array, "sharding", None)
+    if not isinstance(sh, jax.sharding.NamedSharding):
+        return None
+    spec = tuple(sh.spec) + (None,) * (array.ndim - len(sh.spec))
+    if any(isinstance(s, tuple) and len(s) != 1 for s in spec):
+        return None
+    return tuple(s[0] if isinstance(s, tuple) else s for s in spec)
+
+
+def put(value, target):
+    """A sharded array of `value` (host array or device array) laid out as `target`.
+    Host values go straight to PJRT so int64/float64 stay 64-bit whatever jax's x64 mode."""
+    import jax
+    if isinstance(value, jax.Array):
+        if value.sharding == target:
+            return value
+        if value.is_fully_addressable and target.is_fully_addressable:
+            value = np.asarray(value)
+        else:
+            return jax.device_put(value, target)
+    from jax._src import core
+    from jax._src.lib import _jax
+    value = np.asarray(value)
+    index_map = target.addressable_devices_indices_map(value.shape)
+    pieces = []
+    for dev, index in index_map.items():
+        piece = np.array(value[index], order="C")   # (ascontiguousarray makes 0-d 1-d)
+        pieces.append(_jax.batched_device_put(
+            core.ShapedArray(piece.shape, piece.dtype), jax.sharding.SingleDeviceSharding(dev),
+            [piece], [dev], True, True, enable_x64=True))
+    return assemble(value.shape, target, pieces)
+
+
+def shards(array) -> list:
+    """The per-device pieces of a sharded array as NumPy arrays, in device order."""
+    pieces = sorted(array.addressable_shards, key=lambda s: s.device.id)
+    return [np.asarray(s.data) for s in pieces]
+
+
+def gather(array) -> np.ndarray:
+    """The whole value on the host (every piece must be addressable)."""
+    return np.asarray(array)
+
+
+def assemble(shape, target, pieces):
+    """A sharded array from per-device arrays (already on their devices)."""
+    import jax
+    return jax.make_array_from_single_device_arrays(tuple(shape), target, pieces)
+
+
+def compile_partitioned(module, mesh, replicas: bool = False):
+    """Compile a StableHLO module (with its shardings) for every device of `mesh`:
+    partitioned by XLA (`num_partitions` = mesh size), or with `replicas=True` as one
+    per-device program run by each of `num_replicas` = mesh size replicas."""
+    from jax._src.interpreters import mlir as jmlir
+    from jax._src.lib import xla_client as xc
+    devs = list(mesh.devices.flat)
+    n = len(devs)
+    options = xc.CompileOptions()
+    build = options.executable_build_options
+    ids = np.array([d.id for d in devs])
+    if replicas:
+        options.num_replicas, options.num_partitions = n, 1
+        options.device_assignment = xc.DeviceAssignment.create(ids.reshape(n, 1))
+    else:
+        options.num_replicas, options.num_partitions = 1, n
+        build.use_spmd_partitioning = True
+        build.use_shardy_partitioner = True
+        options.device_assignment = xc.DeviceAssignment.create(ids.reshape(1, n))
+    from .xla import backend
+    code = jmlir.module_to_bytecode(module)
+    return backend().compile_and_load(code, xc.DeviceList(tuple(devs)), options)
+
+
+class SpmdExecutable:
+    """A partitioned program: call with sharded arrays, host arrays (put as the program's
+    argument sharding says) or ResourceHandles; returns sharded arrays and writes the
+    variables' new values back."""
+
+    def __init__(self, loaded, mesh, arg_specs, result_shapes, num_results, written_args,
+                 timings: dict):
+        from jax._src import sharding_impls
+        self.loaded = loaded
+        self.mesh = mesh
+        self.arg_shardings = [sharding(mesh, s) for s in arg_specs]
+        outs = []
+        for op_sharding, shape in zip(loaded.get_output_shardings(), result_shapes):
+            p = sharding_impls.parse_flatten_op_sharding(op_sharding, mesh)[0]
+            outs.append(tuple(p) + (None,) * (len(shape) - len(p)))
+        self.result_specs = outs
+        self.result_shardings = [sharding(mesh, s) for s in outs]
+        self.result_shapes = [tuple(s) for s in result_shapes]
+        self.num_results = num_results
+        self.written_args = list(written_args)
+        self.timings = timings
+        self.fillers = []
+
+    def __call__(self, args):
+        from .resources import ResourceHandle
+        handles = [a for a in args if type(a) is ResourceHandle]
+        for h in handles:
+            h.lock.acquire()
+        try:
+            bufs = [put(a.value if type(a) is ResourceHandle else a, sh)
+                    for a, sh in zip(args, self.arg_shardings)]
+            pieces = self.loaded.execute_sharded(bufs).disassemble_into_single_device_arrays()
+            outs = [assemble(shape, sh, p) for shape, sh, p in
+                    zip(self.result_shapes, self.result_shardings, pieces)]
+            n = self.num_results
+            for k, i in enumerate(self.written_args):
+                args[i].value = outs[n + k]
+            return outs[:n]
+        finally:
+            for h in handles:
+                h.lock.release()
+
+
+def build(module, mesh, arg_specs, result_shapes, num_results, written_args,
+          timings: dict) -> SpmdExecutable:
+    t0 = time.perf_counter()
+    loaded = compile_partitioned(module, mesh)
+    timings["xla_compile"] = time.perf_counter() - t0
+    return SpmdExecutable(loaded, mesh, arg_specs, result_shapes, num_results, written_args,
+                          timings)

@@ -126,3 +126,11 @@ experimental = _namespace("experimental", "TF's `tf.experimental`.")
 experimental.dtensor = _namespace("experimental.dtensor", "TF's `tf.experimental.dtensor`.")
 for _n in _dtensor_impl.__all__:
     setattr(experimental.dtensor, _n, getattr(_dtensor_impl, _n))
+
+from .frontend import distribute as _distribute_impl
+distribute = _namespace("distribute", "TF's `tf.distribute`: MirroredStrategy.")
+for _n in _distribute_impl.__all__:
+    setattr(distribute, _n, getattr(_distribute_impl, _n))
+distribute.experimental = _namespace("distribute.experimental",
+                                     "TF's `tf.distribute.experimental`.")
+distribute.experimental.ValueContext = _distribute_impl.ValueContext

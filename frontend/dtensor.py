@@ -519,6 +519,7 @@ def sharded_call(cf, layouts):
         raise InvalidArgumentError(None, None, f"{cf._name}: DTensor arguments on "
                                    f"{len(meshes)} different meshes; relayout them onto one")
     cf._mesh = meshes.pop()
+    cf._executable_builder = build_sharded
     return functools.partial(_call_sharded, cf)
 
 

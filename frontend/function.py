@@ -411,7 +411,9 @@ class ConcreteFunction:
         self._resizable = [i for i, c in enumerate(self._captures)
                            if hasattr(c, "_handle") and not c.shape.is_fully_defined()]
         self._out_dtypes = [n.out_types[i].dtype for n, i in graph.outputs]
-        self._mesh = None   # the DTensor mesh of a function traced for DTensor arguments
+        # Multi-device programs (frontend/dtensor.py, frontend/distribute.py) set a builder
+        # of their executables from the lowered module: fn(cf, lowered, values, timings).
+        self._executable_builder = None
         self._layouts = dtensor.layouts_of(key) if isinstance(key, tuple) else None
         if self._layouts is not None:
             self._call_xla = dtensor.sharded_call(self, self._layouts)
@@ -486,10 +488,11 @@ class ConcreteFunction:
         timings["import"] = t1 - t0
         module = self._optimize(module, timings)
         t2 = time.perf_counter()
-        lowered = lower_module(module, self._name, donate=self._donate and self._mesh is None)
+        build = self._executable_builder
+        lowered = lower_module(module, self._name, donate=self._donate and build is None)
         timings["lowering"] = time.perf_counter() - t2
-        exe = xla.build(lowered, timings) if self._mesh is None else \
-            dtensor.build_sharded(self, lowered, values, timings)
+        exe = xla.build(lowered, timings) if build is None else \
+            build(self, lowered, values, timings)
         exe.df_module = module
         exe.lowered = lowered
         self._compile_count += 1

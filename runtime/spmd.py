@@ -87,7 +87,7 @@ def put(value, target):
     for dev, index in index_map.items():
         piece = np.array(value[index], order="C")   # (ascontiguousarray makes 0-d 1-d)
         pieces.append(_jax.batched_device_put(
-            core.ShapedArray(piece.shape, piece.dtype), jax.sharding.SingleDeviceSharding(dev),
+            core.ShapedArray(piece.shape, piece.dtype), sharding_on(dev),
             [piece], [dev], True, True, enable_x64=True))
     return assemble(value.shape, target, pieces)
 
@@ -183,3 +183,57 @@ def build(module, mesh, arg_specs, result_shapes, num_results, written_args,
     timings["xla_compile"] = time.perf_counter() - t0
     return SpmdExecutable(loaded, mesh, arg_specs, result_shapes, num_results, written_args,
                           timings)
+
+
+class ReplicaExecutable:
+    """A per-replica program run by every device of `mesh` on its own arguments. An
+    argument is a list of per-device values (one per replica) or one value every replica
+    reads; returns per output the list of per-device results, and writes the variables back
+    (replicated: after an all_reduce every replica holds the same value)."""
+
+    def __init__(self, loaded, mesh, num_results, written_args, timings: dict):
+        self.loaded = loaded
+        self.mesh = mesh
+        self.devices = list(mesh.devices.flat)
+        self.replicated = sharding(mesh, ())
+        self.num_results = num_results
+        self.written_args = list(written_args)
+        self.timings = timings
+        self.fillers = []
+
+    def _buffer(self, value):
+        """One array holding each device's argument. Per-replica values are joined under a
+        replicated sharding: PJRT reads only each device's own buffer."""
+        if type(value) is not list:
+            return put(value, self.replicated)
+        pieces = [put(v, sharding_on(d)) for v, d in zip(value, self.devices)]
+        return assemble(pieces[0].shape, self.replicated, pieces)
+
+    def __call__(self, args):
+        from .resources import ResourceHandle
+        handles = [a for a in args if type(a) is ResourceHandle]
+        for h in handles:
+            h.lock.acquire()
+        try:
+            bufs = [self._buffer(a.value if type(a) is ResourceHandle else a) for a in args]
+            outs = self.loaded.execute_sharded(bufs).disassemble_into_single_device_arrays()
+            n = self.num_results
+            for k, i in enumerate(self.written_args):
+                pieces = outs[n + k]
+                args[i].value = assemble(pieces[0].shape, self.replicated, pieces)
+            return outs[:n]
+        finally:
+            for h in handles:
+                h.lock.release()
+
+
+def sharding_on(dev):
+    import jax
+    return jax.sharding.SingleDeviceSharding(dev)
+
+
+def build_replicas(module, mesh, num_results, written_args, timings: dict):
+    t0 = time.perf_counter()
+    loaded = compile_partitioned(module, mesh, replicas=True)
+    timings["xla_compile"] = time.perf_counter() - t0
+    return ReplicaExecutable(loaded, mesh, num_results, written_args, timings)

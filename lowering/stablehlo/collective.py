@@ -1,5 +1,5 @@
 """Sharded programs: Shardy annotations on a lowered module, and the rules of the
-`collective` ops (`relayout` becomes a sharding constraint).
+`collective` ops (`all_reduce` across the replicas of a per-replica program).
 
 A sharded function's module names one mesh, `@mesh`, declared by `sdy.mesh` with the
 DTensor mesh's axes; each argument gets `#sdy.sharding<@mesh, [{"x"}, {}]>` from its layout
@@ -8,9 +8,13 @@ propagates shardings through the body and inserts the collectives.
 """
 from __future__ import annotations
 
+import numpy as np
+import jaxlib.mlir.dialects.stablehlo as hlo
 from jax._src.lib.mlir import ir
 
 from .core import register_lowering
+
+_COMBINE = {"sum": hlo.add, "mean": hlo.add, "max": hlo.maximum, "min": hlo.minimum}
 
 MESH = "mesh"
 
@@ -62,3 +66,22 @@ def annotate_shardings(module, axes, arg_specs, result_specs):
             size *= s
         module.operation.attributes["mhlo.num_partitions"] = ir.IntegerAttr.get(i32, size)
         module.operation.attributes["mhlo.num_replicas"] = ir.IntegerAttr.get(i32, 1)
+
+
+@register_lowering("all_reduce")
+def _all_reduce(ctx, op, x):
+    """`stablehlo.all_reduce` over replicas 0..group_size-1 (a group of one is the value)."""
+    attrs = op.python_attrs()
+    reduction, group_size = attrs["reduction"], attrs["group_size"]
+    if group_size == 1:
+        return x
+    groups = ir.DenseIntElementsAttr.get(np.arange(group_size, dtype=np.int64)[None, :])
+    red = hlo.AllReduceOp([x.type], [x], groups)
+    scalar_t = ctx.tensor_type(ctx.dtype(x), ())
+    block = red.regions[0].blocks.append(scalar_t, scalar_t)
+    with ir.InsertionPoint(block):
+        hlo.return_([_COMBINE[reduction](*block.arguments)])
+    out = red.results[0]
+    if reduction == "mean":
+        out = hlo.divide(out, ctx.splat(group_size, x.type))
+    return out

@@ -195,3 +195,60 @@ def test_checkpoint_round_trip_restores_into_layout(tmp_path):
     assert dtensor.fetch_layout(v.read_value()) == layout
     for got, want in zip(dtensor.unpack(v.read_value()), np.split(w0, N)):
         np.testing.assert_array_equal(got.numpy(), want)
+
+
+def test_data_parallel_hlo_has_all_reduce():
+    layout = dtensor.Layout.batch_sharded(MESH, "x", 2)
+    dx = dtensor.relayout(tf.constant(rand(2 * N, 3)), layout)
+    ir = _mlp.experimental_get_compiler_ir(dx, tf.constant(rand(3, 2)))
+    assert "all-reduce" not in ir(stage="optimized_hlo")   # rows are independent
+    total = tf.function(lambda a: tf.reduce_sum(a, axis=0), jit_compile=True)
+    assert "all-reduce(" in total.experimental_get_compiler_ir(dx)(stage="optimized_hlo")
+
+
+# --- MirroredStrategy ----------------------------------------------------------------------
+def _per_replica(strategy, full):
+    rows = len(full) // N
+    return strategy.experimental_distribute_values_from_function(
+        lambda ctx: full[ctx.replica_id_in_sync_group * rows:
+                         (ctx.replica_id_in_sync_group + 1) * rows])
+
+
+def test_mirrored_strategy_step_equals_full_batch_step():
+    strategy = tf.distribute.MirroredStrategy()
+    assert strategy.num_replicas_in_sync == N
+    x, y, w0 = rand(2 * N, 3), rand(2 * N, 2), rand(3, 2)
+    with strategy.scope():
+        # TF 2.21: get_replica_context() is None in the cross-replica context of scope()
+        assert tf.distribute.get_replica_context() is None
+        w = tf.Variable(w0)
+        opt = tf.keras.optimizers.SGD(0.1)
+    assert tf.distribute.get_replica_context().num_replicas_in_sync == 1
+
+    def step(a, b):
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_sum(tf.square(tf.matmul(a, w) - b)) / float(y.size)
+        opt.apply_gradients([(tape.gradient(loss, w), w)])
+        return loss, tf.distribute.get_replica_context().all_reduce("SUM", loss)
+
+    losses, summed = strategy.run(step, args=(_per_replica(strategy, x),
+                                              _per_replica(strategy, y)))
+    err = x @ w0 - y
+    per = [np.sum(np.square(e)) / y.size for e in np.split(err, N)]
+    np.testing.assert_allclose([t.numpy() for t in losses.values], per, rtol=1e-5)
+    np.testing.assert_allclose([t.numpy() for t in summed.values], [sum(per)] * N, rtol=1e-5)
+    np.testing.assert_allclose(strategy.reduce(tf.distribute.ReduceOp.SUM, losses, axis=None)
+                               .numpy(), sum(per), rtol=1e-5)
+    np.testing.assert_allclose(w.numpy(), _reference_step(x, y, w0, 0.1), rtol=1e-5,
+                               atol=1e-6)
+
+
+def test_mirrored_strategy_reduce_along_axis():
+    strategy = tf.distribute.MirroredStrategy()
+    x = rand(2 * N, 3)
+    dx = _per_replica(strategy, x)
+    np.testing.assert_allclose(strategy.reduce("MEAN", dx, axis=0).numpy(), x.mean(0),
+                               rtol=1e-5)
+    np.testing.assert_allclose(strategy.reduce("SUM", dx, axis=0).numpy(), x.sum(0),
+                               rtol=1e-5)
+    assert len(strategy.experimental_local_results(dx)) == N

@@ -1,0 +1,15 @@
+"""Kernel of `all_reduce`: one replica (eager code and the graph executor run one) holds
+the whole group, so the reduction is the value itself."""
+from __future__ import annotations
+
+from ...ir.errors import UnimplementedError
+from . import kernel
+
+
+@kernel("all_reduce")
+def all_reduce(x, *, reduction, group_size):
+    if group_size != 1:
+        raise UnimplementedError(None, "all_reduce", f"all_reduce over {group_size} replicas "
+                                 f"runs only in a program compiled for them "
+                                 f"(MirroredStrategy.run)")
+    return x

@@ -439,13 +439,18 @@ def initialize_accelerator_system(device_type=None, enable_coordination_service=
                                   experimental_enable_megcore=False) -> str:
     """Join this process to the others named by TF's variables (`DTENSOR_CLIENT_ID`,
     `DTENSOR_NUM_CLIENTS`, `DTENSOR_JOBS`: the clients' host:port, the first one is the
-    coordinator) through PJRT's distributed runtime; returns the device type."""
+    coordinator) through PJRT's distributed runtime; returns the device type. A client
+    silent for FLOWJIT_HEARTBEAT_TIMEOUT seconds (default 100) fails the others."""
     if num_logical_cpu_devices is not None and not spmd.backend_started():
         spmd.set_host_device_count(num_logical_cpu_devices)
     clients = int(os.environ.get("DTENSOR_NUM_CLIENTS", "1"))
     if clients > 1:
         jobs = os.environ["DTENSOR_JOBS"].split(",")
-        spmd.join_processes(jobs[0], clients, int(os.environ.get("DTENSOR_CLIENT_ID", "0")))
+        if len(jobs) != clients:
+            raise ValueError(f"DTENSOR_JOBS lists {len(jobs)} clients but DTENSOR_NUM_CLIENTS "
+                             f"is {clients}")
+        spmd.join_processes(jobs[0], clients, int(os.environ.get("DTENSOR_CLIENT_ID", "0")),
+                            int(os.environ.get("FLOWJIT_HEARTBEAT_TIMEOUT", "100")))
     return (device_type or _mesh_devices(None)[0].platform).upper()
 
 

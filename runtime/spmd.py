@@ -25,6 +25,27 @@ def set_host_device_count(count: int):
     jax.config.update("jax_num_cpu_devices", int(count))
 
 
+def join_processes(coordinator: str, num_processes: int, process_id: int,
+                   timeout_s: int):
+    """Join the processes of one job through PJRT's distributed runtime (jax's coordination
+    service at `coordinator`, gloo collectives on CPU); afterwards `devices()` lists every
+    process's devices. A process that stops answering for `timeout_s` seconds makes the
+    others fail instead of waiting in a collective."""
+    import jax
+    if backend_started():
+        raise RuntimeError("initialize_accelerator_system must run before any op: the "
+                           "device backend has already started")
+    jax.config.update("jax_cpu_collectives_implementation", "gloo")
+    jax.distributed.initialize(coordinator, num_processes, process_id,
+                               initialization_timeout=timeout_s,
+                               heartbeat_timeout_seconds=timeout_s)
+
+
+def leave_processes():
+    import jax
+    jax.distributed.shutdown()
+
+
 def devices() -> list:
     """Every device of the default backend, across processes (global ids in order)."""
     import jax

@@ -278,7 +278,7 @@ def _check_divisible(shape, layout: Layout, opname):
                          f"shape {list(shape)} [at {_where()}]")
     for i, n in enumerate(shape):
         k = layout.num_shards(i)
-        if n % k:
+        if n is not None and n % k:
             raise InvalidArgumentError(
                 None, opname, f"{opname}: dimension {i} of shape {list(shape)} is not "
                 f"divisible by the {k} shards of layout {layout.sharding_specs} "
@@ -291,10 +291,24 @@ def _where():
 
 
 def relayout(tensor, layout: Layout, name=None):
-    """The tensor in `layout` (a plain tensor is placed; a DTensor is resharded)."""
-    if dispatch.graph_hook is not None:
-        raise NotImplementedError(f"relayout inside a tf.function is not supported yet: "
-                                  f"relayout the arguments or the results [at {_where()}]")
+    """The tensor in `layout` (a plain tensor is placed; a DTensor is resharded). Traced, it
+    is a sharding constraint, and the function runs over the layout's mesh."""
+    from . import func_graph
+    graph = func_graph.current()
+    if graph is not None:
+        from .ops.collective import relayout as relayout_op
+        x = dispatch.convert_to_tensor(tensor)
+        if x.shape.rank is not None:
+            _check_divisible(x.shape.as_list(), layout, "relayout")
+        while graph.outer is not None:
+            graph = graph.outer
+        if layout.mesh.size > 1:
+            known = getattr(graph, "dtensor_mesh", None)
+            if known is not None and known != layout.mesh:
+                raise ValueError(f"relayout: a function runs over one mesh; this one already "
+                                 f"uses {known!r} [at {_where()}]")
+            graph.dtensor_mesh = layout.mesh
+        return relayout_op(x, layout.sharding_specs, layout.mesh.axes())
     t = dispatch.convert_to_tensor(tensor)
     _check_divisible(tuple(t._value.shape), layout, "relayout")
     value = t._value if isinstance(t, DTensor) else t._host()
@@ -512,14 +526,20 @@ def layouts_of(flat_key) -> list | None:
     return found if any(found) else None
 
 
-def sharded_call(cf, layouts):
-    """The call of a ConcreteFunction traced for DTensor arguments; refuses jit_compile=False
-    (the executor would gather every DTensor onto one device)."""
+def sharded_call(cf, key):
+    """The call of a ConcreteFunction traced for DTensor arguments or relayouting onto a
+    mesh of several devices (None for any other function); refuses jit_compile=False (the
+    executor would gather every DTensor onto one device)."""
+    layouts = layouts_of(key) if isinstance(key, tuple) else None
+    inner = getattr(cf.graph, "dtensor_mesh", None)
+    if layouts is None and inner is None:
+        return None
+    layouts = cf._layouts = layouts or [None] * cf._num_args
     if not cf._jit:
         raise InvalidArgumentError(None, None, f"{cf._name}: DTensor arguments need "
                                    f"jit_compile=True (the graph executor runs on one device); "
                                    f"use tf.function(jit_compile=True)")
-    meshes = {lay.mesh for lay in layouts if lay is not None}
+    meshes = {lay.mesh for lay in layouts if lay is not None} | ({inner} if inner else set())
     if len(meshes) > 1:
         raise InvalidArgumentError(None, None, f"{cf._name}: DTensor arguments on "
                                    f"{len(meshes)} different meshes; relayout them onto one")

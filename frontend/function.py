@@ -414,9 +414,9 @@ class ConcreteFunction:
         # Multi-device programs (frontend/dtensor.py, frontend/distribute.py) set a builder
         # of their executables from the lowered module: fn(cf, lowered, values, timings).
         self._executable_builder = None
-        self._layouts = dtensor.layouts_of(key) if isinstance(key, tuple) else None
-        if self._layouts is not None:
-            self._call_xla = dtensor.sharded_call(self, self._layouts)
+        sharded = dtensor.sharded_call(self, key)
+        if sharded is not None:
+            self._call_xla = sharded
 
     # --- lowering ---------------------------------------------------------------------------
     def dataflow_module(self):

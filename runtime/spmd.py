@@ -154,6 +154,13 @@ def compile_partitioned(module, mesh, replicas: bool = False):
     return backend().compile_and_load(code, xc.DeviceList(tuple(devs)), options)
 
 
+def _one_axis(entry):
+    """A PartitionSpec entry as one mesh axis name or None."""
+    if isinstance(entry, tuple):
+        return entry[0] if len(entry) == 1 else None
+    return entry
+
+
 class SpmdExecutable:
     """A partitioned program: call with sharded arrays, host arrays (put as the program's
     argument sharding says) or ResourceHandles; returns sharded arrays and writes the
@@ -165,12 +172,18 @@ class SpmdExecutable:
         self.loaded = loaded
         self.mesh = mesh
         self.arg_shardings = [sharding(mesh, s) for s in arg_specs]
+        chosen = loaded.get_output_shardings()   # None on a one-device mesh
         outs = []
-        for op_sharding, shape in zip(loaded.get_output_shardings(), result_shapes):
-            p = sharding_impls.parse_flatten_op_sharding(op_sharding, mesh)[0]
-            outs.append(tuple(p) + (None,) * (len(shape) - len(p)))
-        self.result_specs = outs
+        for k, shape in enumerate(result_shapes):
+            p = () if chosen is None else \
+                tuple(sharding_impls.parse_flatten_op_sharding(chosen[k], mesh)[0])
+            outs.append(p + (None,) * (len(shape) - len(p)))
         self.result_shardings = [sharding(mesh, s) for s in outs]
+        # What callers see: one mesh axis (or none) per dimension. A dimension XLA split
+        # over several axes is gathered along them after the call.
+        self.result_specs = [tuple(_one_axis(a) for a in s) for s in outs]
+        self._regather = [k for k, (s, t) in enumerate(zip(outs, self.result_specs))
+                          if s != t]
         self.result_shapes = [tuple(s) for s in result_shapes]
         self.num_results = num_results
         self.written_args = list(written_args)
@@ -188,6 +201,8 @@ class SpmdExecutable:
             pieces = self.loaded.execute_sharded(bufs).disassemble_into_single_device_arrays()
             outs = [assemble(shape, sh, p) for shape, sh, p in
                     zip(self.result_shapes, self.result_shardings, pieces)]
+            for k in self._regather:
+                outs[k] = put(outs[k], sharding(self.mesh, self.result_specs[k]))
             n = self.num_results
             for k, i in enumerate(self.written_args):
                 args[i].value = outs[n + k]

@@ -960,6 +960,15 @@ add("all_reduce", lambda x: tf.distribute.get_replica_context().all_reduce("MEAN
     R((3,), I32), tag="i32-mean")
 
 
+def _one_device_layout(rank):
+    dt = tf.experimental.dtensor
+    return dt.Layout.replicated(dt.create_mesh([("x", 1)], device_type="CPU"), rank)
+
+
+add("relayout", lambda x: tf.experimental.dtensor.relayout(x, _one_device_layout(2)) * 2.0,
+    R((2, 3), F32), static="rank")
+
+
 # --- script (Python functions as ops; XLA refuses them with TF's InvalidArgumentError, which
 # test_every_op checks with the op's name, tests/frontend/test_script_ops.py with the text) --
 add("py_function", lambda x: tf.py_function(lambda a: a * 2.0, [x], Tout=tf.float32) + 1.0,

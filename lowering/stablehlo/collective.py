@@ -1,5 +1,6 @@
 """Sharded programs: Shardy annotations on a lowered module, and the rules of the
-`collective` ops (`all_reduce` across the replicas of a per-replica program).
+`collective` ops (`all_reduce` across the replicas of a per-replica program, `relayout` as
+a sharding constraint).
 
 A sharded function's module names one mesh, `@mesh`, declared by `sdy.mesh` with the
 DTensor mesh's axes; each argument gets `#sdy.sharding<@mesh, [{"x"}, {}]>` from its layout
@@ -45,6 +46,19 @@ def _with_shardings(old, specs):
     return ir.ArrayAttr.get(attrs)
 
 
+def _declare_mesh(module_block, axes):
+    """Insert `sdy.mesh @mesh` at the top of the module once."""
+    for op in module_block.operations:
+        if op.operation.name == "sdy.mesh":
+            return
+    ir.InsertionPoint.at_block_begin(module_block).insert(ir.Operation.parse(mesh_text(axes)))
+
+
+def parse_mesh(text: str) -> list:
+    """[(axis, size), ...] of a mesh attribute "x=4,y=2"."""
+    return [(n, int(s)) for n, s in (part.split("=") for part in text.split(","))]
+
+
 def annotate_shardings(module, axes, arg_specs, result_specs):
     """Declare the mesh, each `@main` argument's sharding and the requested result shardings
     (index -> spec; the others XLA chooses) on a lowered module (in place)."""
@@ -52,7 +66,7 @@ def annotate_shardings(module, axes, arg_specs, result_specs):
         body = module.body
         main = next(op for op in body.operations if op.operation.name == "func.func"
                     and ir.StringAttr(op.attributes["sym_name"]).value == "main")
-        ir.InsertionPoint.at_block_begin(body).insert(ir.Operation.parse(mesh_text(axes)))
+        _declare_mesh(body, axes)
         main.arg_attrs = _with_shardings(main.attributes["arg_attrs"] if "arg_attrs" in
                                          main.attributes else None, dict(enumerate(arg_specs)))
         if result_specs:
@@ -85,3 +99,21 @@ def _all_reduce(ctx, op, x):
     if reduction == "mean":
         out = hlo.divide(out, ctx.splat(group_size, x.type))
     return out
+
+
+@register_lowering("relayout")
+def _relayout(ctx, op, x):
+    """`sdy.sharding_constraint` (the op's mesh is declared on the module); on a mesh of one
+    device there is nothing to constrain."""
+    from jaxlib.mlir.dialects import sdy
+    attrs = op.python_attrs()
+    axes = parse_mesh(attrs["mesh"])
+    if all(size == 1 for _, size in axes):
+        return x
+    parent = ir.InsertionPoint.current.block.owner
+    while parent.operation.name != "builtin.module":
+        parent = parent.operation.parent
+    _declare_mesh(parent.regions[0].blocks[0], axes)
+    spec = [None if s == "unsharded" else s for s in attrs["sharding"].split(",")] \
+        if attrs["sharding"] else []
+    return sdy.ShardingConstraintOp(x, ir.Attribute.parse(sharding_text(spec))).result

@@ -1,5 +1,7 @@
-"""Kernel of `all_reduce`: one replica (eager code and the graph executor run one) holds
-the whole group, so the reduction is the value itself."""
+"""Kernels of the collective ops. `all_reduce`: one replica (eager code and the graph
+executor run one) holds the whole group, so the reduction is the value itself. `relayout`
+changes where values live, never what they are; the kernel runs only for one-device meshes
+(programs over larger meshes are compiled, frontend/dtensor.py)."""
 from __future__ import annotations
 
 from ...ir.errors import UnimplementedError
@@ -12,4 +14,9 @@ def all_reduce(x, *, reduction, group_size):
         raise UnimplementedError(None, "all_reduce", f"all_reduce over {group_size} replicas "
                                  f"runs only in a program compiled for them "
                                  f"(MirroredStrategy.run)")
+    return x
+
+
+@kernel("relayout")
+def relayout(x, *, sharding, mesh):
     return x

@@ -252,3 +252,30 @@ def test_mirrored_strategy_reduce_along_axis():
     np.testing.assert_allclose(strategy.reduce("SUM", dx, axis=0).numpy(), x.sum(0),
                                rtol=1e-5)
     assert len(strategy.experimental_local_results(dx)) == N
+
+
+def test_relayout_inside_function_is_a_sharding_constraint():
+    batch = dtensor.Layout.batch_sharded(MESH, "x", 2)
+
+    def body(a):
+        return dtensor.relayout(tf.matmul(a, a, transpose_b=True), batch) * 2.0
+    x = rand(N, 3)
+    f = tf.function(body, jit_compile=True)
+    out = f(tf.constant(x))   # a plain argument: the relayout puts the function on MESH
+    assert dtensor.fetch_layout(out) == batch
+    np.testing.assert_allclose(dtensor.relayout(out, dtensor.Layout.replicated(MESH, 2))
+                               .numpy(), 2 * x @ x.T, rtol=1e-5, atol=1e-5)
+    ir = f.experimental_get_compiler_ir(tf.constant(x))
+    assert 'sdy.sharding_constraint' in ir(stage="stablehlo")
+    assert "HloModule" in ir(stage="hlo")
+    with pytest.raises(tf.errors.InvalidArgumentError, match="jit_compile=True"):
+        tf.function(body)(tf.constant(x))
+
+
+def test_memory_analysis_is_per_device():
+    x = tf.constant(rand(4 * N, 8))
+    d = dtensor.relayout(x, dtensor.Layout.batch_sharded(MESH, "x", 2))
+    double = tf.function(lambda a: a * 2.0, jit_compile=True)
+    stats = double.experimental_get_compiler_ir(d).memory_analysis()
+    assert stats["argument_size_in_bytes"] == 4 * 8 * 4   # one device's (4, 8) f32 shard
+    assert stats["output_size_in_bytes"] == 4 * 8 * 4

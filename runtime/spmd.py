@@ -94,7 +94,7 @@ def put(value, target):
     Host values go straight to PJRT so int64/float64 stay 64-bit whatever jax's x64 mode."""
     import jax
     if isinstance(value, jax.Array):
-        if value.sharding == target:
+        if value.sharding is target or value.sharding == target:
             return value
         if value.is_fully_addressable and target.is_fully_addressable:
             value = np.asarray(value)
@@ -125,9 +125,11 @@ def gather(array) -> np.ndarray:
 
 
 def assemble(shape, target, pieces):
-    """A sharded array from per-device arrays (already on their devices)."""
-    import jax
-    return jax.make_array_from_single_device_arrays(tuple(shape), target, pieces)
+    """A sharded array from per-device arrays (already on their devices, of the shard shape:
+    the callers built them so, which spares jax's per-call checks)."""
+    from jax._src import array, core
+    return array.ArrayImpl(core.ShapedArray(tuple(shape), pieces[0].dtype), target, pieces,
+                           committed=True, _skip_checks=True)
 
 
 def compile_partitioned(module, mesh, replicas: bool = False):
@@ -179,6 +181,9 @@ class SpmdExecutable:
                 tuple(sharding_impls.parse_flatten_op_sharding(chosen[k], mesh)[0])
             outs.append(p + (None,) * (len(shape) - len(p)))
         self.result_shardings = [sharding(mesh, s) for s in outs]
+        for k, i in enumerate(written_args):   # a variable's next call finds its own sharding
+            if self.result_shardings[num_results + k] == self.arg_shardings[i]:
+                self.result_shardings[num_results + k] = self.arg_shardings[i]
         # What callers see: one mesh axis (or none) per dimension. A dimension XLA split
         # over several axes is gathered along them after the call.
         self.result_specs = [tuple(_one_axis(a) for a in s) for s in outs]

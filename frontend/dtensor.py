@@ -9,14 +9,16 @@ of its mesh, `runtime/spmd.py`) together with its `Layout`. Three paths run ops 
 - an eager op on a DTensor runs as such a one-op program, cached per op, attributes, shapes
   and layouts (plain tensors beside it count as replicated);
 - `jit_compile=False` refuses DTensors by name (never a silently gathered run).
+The last two live in `frontend/sharded.py`.
 """
 from __future__ import annotations
 
-import functools
+import math
 import os
-import threading
 
-from ..ir.errors import InvalidArgumentError, UnimplementedError
+import numpy as np
+
+from ..ir.errors import InvalidArgumentError, UnimplementedError, user_frame
 from ..runtime import spmd
 from . import dispatch
 from .tensor import Tensor
@@ -31,7 +33,7 @@ class Mesh:
 
     def __init__(self, dim_names, global_device_ids, local_device_ids, local_devices,
                  mesh_name: str = "", global_devices=None, use_xla_spmd: bool = False):
-        import numpy as np
+        # (use_xla_spmd: TF's switch; flowjit's meshes always compile with XLA's SPMD)
         ids = np.asarray(global_device_ids)
         if len(dim_names) != ids.ndim:
             raise ValueError(f"Number of mesh dimensions does not match number of dimension "
@@ -114,13 +116,9 @@ def _build_mesh(mesh_dims, mesh_name, devs, use_xla_spmd):
         mesh_dims = [("x", len(devs))]
     names = [n for n, _ in mesh_dims]
     sizes = [int(s) for _, s in mesh_dims]
-    size = 1
-    for s in sizes:
-        size *= s
-    if size != len(devs):
+    if math.prod(sizes) != len(devs):
         raise ValueError(f"length of devices ({len(devs)}) must be equal to total size of "
                          f"the mesh of shape {sizes}")
-    import numpy as np
     ids = np.array([d.id for d in devs]).reshape(sizes)
     me = spmd.process_info()[0]
     local = [d for d in devs if d.process_index == me]
@@ -254,7 +252,6 @@ class DTensor(Tensor):
         return v[()] if v.ndim == 0 else v
 
     def __array__(self, dtype=None, copy=None):
-        import numpy as np
         return np.asarray(self.numpy(), dtype=dtype)
 
     def __repr__(self):
@@ -275,19 +272,14 @@ class _ShardedOperand(Exception):
 def _check_divisible(shape, layout: Layout, opname):
     if len(shape) != layout.rank:
         raise ValueError(f"{opname}: the layout has rank {layout.rank} but the tensor has "
-                         f"shape {list(shape)} [at {_where()}]")
+                         f"shape {list(shape)} [at {user_frame()}]")
     for i, n in enumerate(shape):
         k = layout.num_shards(i)
         if n is not None and n % k:
             raise InvalidArgumentError(
                 None, opname, f"{opname}: dimension {i} of shape {list(shape)} is not "
                 f"divisible by the {k} shards of layout {layout.sharding_specs} "
-                f"[at {_where()}]")
-
-
-def _where():
-    from ..ir.errors import user_frame
-    return user_frame()
+                f"[at {user_frame()}]")
 
 
 def relayout(tensor, layout: Layout, name=None):
@@ -306,7 +298,7 @@ def relayout(tensor, layout: Layout, name=None):
             known = getattr(graph, "dtensor_mesh", None)
             if known is not None and known != layout.mesh:
                 raise ValueError(f"relayout: a function runs over one mesh; this one already "
-                                 f"uses {known!r} [at {_where()}]")
+                                 f"uses {known!r} [at {user_frame()}]")
             graph.dtensor_mesh = layout.mesh
         return relayout_op(x, layout.sharding_specs, layout.mesh.axes())
     t = dispatch.convert_to_tensor(tensor)
@@ -332,7 +324,6 @@ def pack(tensors, layout: Layout):
     shape = [n * layout.num_shards(i) for i, n in enumerate(local)]
     target = layout._sharding()
     index_map = target.addressable_devices_indices_map(tuple(shape))
-    import numpy as np
     full = np.zeros(shape, comps[0].dtype.np)
     for dev, c in zip(sorted(index_map, key=lambda d: d.id), comps):
         if c.shape.as_list() != local:
@@ -393,26 +384,31 @@ class DVariable(Variable):
         h.value = spmd.put(h.value, self._layout._sharding())
         return DTensor._make(h.value, self._dtype, self._layout)
 
-    def _store(self, t):
+    def _update(self, opname, value, what):
+        """Eager assign (`opname` None), assign_add ("add") or assign_sub ("sub"): the new
+        value is computed and stored in the layout under the variable's lock."""
+        given = self._checked(value, what)
         h = self._handle
-        h.value = relayout(t, self._layout)._value
+        with h.lock:
+            new = given if opname is None else dispatch.apply(opname, (self._value, given))
+            h.value = relayout(new, self._layout)._value
 
     def assign(self, value, use_locking=None, name=None, read_value=True):
         if dispatch.graph_hook is not None:
             return super().assign(value, use_locking, name, read_value)
-        self._store(self._checked(value, "assign"))
+        self._update(None, value, "assign")
         return self if read_value else None
 
     def assign_add(self, delta, use_locking=None, name=None, read_value=True):
         if dispatch.graph_hook is not None:
             return super().assign_add(delta, use_locking, name, read_value)
-        self._store(dispatch.apply("add", (self._value, self._checked(delta, "assign_add"))))
+        self._update("add", delta, "assign_add")
         return self if read_value else None
 
     def assign_sub(self, delta, use_locking=None, name=None, read_value=True):
         if dispatch.graph_hook is not None:
             return super().assign_sub(delta, use_locking, name, read_value)
-        self._store(dispatch.apply("sub", (self._value, self._checked(delta, "assign_sub"))))
+        self._update("sub", delta, "assign_sub")
         return self if read_value else None
 
     def __repr__(self):
@@ -470,131 +466,6 @@ def initialize_accelerator_system(device_type=None, enable_coordination_service=
 
 def shutdown_accelerator_system():
     spmd.leave_processes()
-
-
-# --- running ops on DTensors ----------------------------------------------------------------
-_OP_PROGRAMS: dict = {}
-_OP_LOCK = threading.Lock()
-
-
-def _op_function(opdef, attrs):
-    """The jit_compile=True function running one op (cached per op and attributes)."""
-    try:
-        key = (opdef.name, tuple(attrs.items()))
-        hash(key)
-    except TypeError:
-        key = (opdef.name, repr(sorted(attrs.items())))
-    fn = _OP_PROGRAMS.get(key)
-    if fn is None:
-        from .function import function
-
-        def run_op(*inputs):
-            return dispatch.apply(opdef.name, list(inputs), attrs)
-        with _OP_LOCK:
-            fn = _OP_PROGRAMS.setdefault(key, function(run_op, jit_compile=True,
-                                                       name=opdef.name))
-    return fn
-
-
-def _execute_sharded(opdef, inputs, attrs):
-    """An eager op with a DTensor input: one sharded program (plain inputs replicated)."""
-    mesh = next(t._layout.mesh for t in inputs if isinstance(t, DTensor))
-    args = [t if isinstance(t, DTensor) else relayout(t, Layout.replicated(mesh, t.ndim))
-            for t in inputs]
-    hook, dispatch.tape_hook = dispatch.tape_hook, None   # the caller's apply records it
-    try:
-        return _op_function(opdef, attrs)(*args)
-    finally:
-        dispatch.tape_hook = hook
-
-
-dispatch.sharded_hook = (_ShardedOperand, _execute_sharded)
-
-
-def layouts_of(flat_key) -> list | None:
-    """The layout of each tensor leaf of a trace type, or None when no leaf has one."""
-    from . import trace_type
-    found = []
-
-    def walk(k):
-        if k[0] == trace_type.TENSOR:
-            found.append(k[3] if len(k) > 3 else None)
-        elif trace_type._is_container(k):
-            for c in k[1]:
-                walk(c)
-    walk(flat_key)
-    return found if any(found) else None
-
-
-def sharded_call(cf, key):
-    """The call of a ConcreteFunction traced for DTensor arguments or relayouting onto a
-    mesh of several devices (None for any other function); refuses jit_compile=False (the
-    executor would gather every DTensor onto one device)."""
-    layouts = layouts_of(key) if isinstance(key, tuple) else None
-    inner = getattr(cf.graph, "dtensor_mesh", None)
-    if layouts is None and inner is None:
-        return None
-    layouts = cf._layouts = layouts or [None] * cf._num_args
-    if not cf._jit:
-        raise InvalidArgumentError(None, None, f"{cf._name}: DTensor arguments need "
-                                   f"jit_compile=True (the graph executor runs on one device); "
-                                   f"use tf.function(jit_compile=True)")
-    meshes = {lay.mesh for lay in layouts if lay is not None} | ({inner} if inner else set())
-    if len(meshes) > 1:
-        raise InvalidArgumentError(None, None, f"{cf._name}: DTensor arguments on "
-                                   f"{len(meshes)} different meshes; relayout them onto one")
-    cf._mesh = meshes.pop()
-    cf._executable_builder = build_sharded
-    return functools.partial(_call_sharded, cf)
-
-
-def _call_sharded(cf, flat):
-    from .function import _COMPILE_LOCK, _rebuild
-    n = cf._num_args
-    vals = [t._value for t in flat] + cf._capture_values
-    key = tuple(v.shape for v in vals[:n]) + tuple(
-        vals[n + i].value.shape for i in cf._resizable)
-    exe = cf._xla_cache.get(key)
-    if exe is None:
-        with _COMPILE_LOCK:
-            exe = cf._xla_cache.get(key) or cf._compile_xla(vals, key)
-    outs = exe(vals)
-    mesh = cf._mesh
-    return _rebuild(cf._structure, [
-        DTensor._make(v, dt, Layout._of_axes(spec, mesh))
-        for v, dt, spec in zip(outs, cf._out_dtypes, exe.result_specs)])
-
-
-def build_sharded(cf, lowered, values, timings):
-    """The partitioned executable of a sharded function's lowered module."""
-    from ..lowering.stablehlo.collective import annotate_shardings
-    from ..runtime.resources import ResourceHandle
-    if lowered.host_inputs:
-        raise UnimplementedError(None, None, f"{cf._name}: stateful random ops are not "
-                                 f"supported in a function over DTensors")
-    mesh = cf._mesh
-    specs = []
-    for i, v in enumerate(values):
-        lay = cf._layouts[i] if i < cf._num_args else \
-            fetch_layout(cf._captures[i - cf._num_args])
-        raw = v.value if type(v) is ResourceHandle else v
-        spec = lay._axes if lay is not None else spmd.spec_of(raw)
-        specs.append(spec if spec is not None else (None,) * len(raw.shape))
-    n = lowered.num_results
-    written = {n + k: specs[i] for k, i in enumerate(lowered.written_args)}
-    annotate_shardings(lowered.module, mesh.axes(), specs, written)
-    shapes = [list(d.shape) for d in _result_types(lowered.module)]
-    return spmd.build(lowered.module, mesh._jax, specs, shapes, n, lowered.written_args,
-                      timings)
-
-
-def _result_types(module):
-    from jax._src.lib.mlir import ir
-    with module.context:
-        main = next(op for op in module.body.operations if op.operation.name == "func.func"
-                    and ir.StringAttr(op.attributes["sym_name"]).value == "main")
-        ftype = ir.FunctionType(ir.TypeAttr(main.attributes["function_type"]).value)
-        return [ir.RankedTensorType(t) for t in ftype.results]
 
 
 __all__ = ["Mesh", "Layout", "DVariable", "UNSHARDED", "MATCH", "create_mesh",

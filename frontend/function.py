@@ -21,7 +21,7 @@ import numpy as np
 from ..ir import errors
 from ..runtime import xla
 from ..ir.registry import TT
-from . import config, dispatch, dtensor, func_graph, nest, trace_type, variables
+from . import config, dispatch, func_graph, nest, sharded, trace_type, variables
 from .autograph import features as autograph_features
 from .specs import TensorSpec
 from .tensor import Tensor
@@ -414,9 +414,9 @@ class ConcreteFunction:
         # Multi-device programs (frontend/dtensor.py, frontend/distribute.py) set a builder
         # of their executables from the lowered module: fn(cf, lowered, values, timings).
         self._executable_builder = None
-        sharded = dtensor.sharded_call(self, key)
-        if sharded is not None:
-            self._call_xla = sharded
+        call = sharded.sharded_call(self, key)
+        if call is not None:
+            self._call_xla = call
 
     # --- lowering ---------------------------------------------------------------------------
     def dataflow_module(self):

@@ -46,6 +46,21 @@ def _with_shardings(old, specs):
     return ir.ArrayAttr.get(attrs)
 
 
+def _main(module):
+    return next(op for op in module.body.operations if op.operation.name == "func.func"
+                and ir.StringAttr(op.attributes["sym_name"]).value == "main")
+
+
+def _function_type(main):
+    return ir.FunctionType(ir.TypeAttr(main.attributes["function_type"]).value)
+
+
+def result_shapes(module) -> list:
+    """The static shapes of a lowered module's `@main` results."""
+    with module.context:
+        return [list(ir.RankedTensorType(t).shape) for t in _function_type(_main(module)).results]
+
+
 def _declare_mesh(module_block, axes):
     """Insert `sdy.mesh @mesh` at the top of the module once."""
     for op in module_block.operations:
@@ -64,13 +79,12 @@ def annotate_shardings(module, axes, arg_specs, result_specs):
     (index -> spec; the others XLA chooses) on a lowered module (in place)."""
     with module.context, ir.Location.unknown():
         body = module.body
-        main = next(op for op in body.operations if op.operation.name == "func.func"
-                    and ir.StringAttr(op.attributes["sym_name"]).value == "main")
+        main = _main(module)
         _declare_mesh(body, axes)
         main.arg_attrs = _with_shardings(main.attributes["arg_attrs"] if "arg_attrs" in
                                          main.attributes else None, dict(enumerate(arg_specs)))
         if result_specs:
-            n = len(ir.FunctionType(ir.TypeAttr(main.attributes["function_type"]).value).results)
+            n = len(_function_type(main).results)
             old = main.attributes["res_attrs"] if "res_attrs" in main.attributes else \
                 ir.ArrayAttr.get([ir.DictAttr.get({})] * n)
             main.attributes["res_attrs"] = _with_shardings(old, result_specs)

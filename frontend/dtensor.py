@@ -132,11 +132,18 @@ def create_mesh(mesh_dims=None, mesh_name: str = "", devices=None, device_type=N
     `device_type`, or of the default platform)."""
     devs = _mesh_devices(device_type)
     if devices is not None:
-        by_name = {spmd.device_name(d).split("/device:")[1]: d for d in devs}
-        try:
-            devs = [by_name[n.split("/device:")[-1].upper()] for n in devices]
-        except KeyError as e:
-            raise ValueError(f"create_mesh: unknown device {e.args[0]}") from None
+        from .device import parse_device_spec
+        by_kind_index = {(d.platform.upper(), d.id): d for d in devs}
+        chosen = []
+        for name in devices:
+            fields = parse_device_spec(name)
+            found = by_kind_index.get((fields.get("device_type", "").upper(),
+                                       fields.get("device_index")))
+            if found is None:
+                raise ValueError(f"create_mesh: no device {name!r} among "
+                                 f"{[spmd.device_name(d) for d in devs]}")
+            chosen.append(found)
+        devs = chosen
     return _build_mesh(mesh_dims, mesh_name, devs, use_xla_spmd)
 
 

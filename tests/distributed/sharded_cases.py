@@ -48,6 +48,22 @@ def test_layout_kinds_and_errors():
         dtensor.Layout(["y", "unsharded"], MESH)
 
 
+def test_reprs_and_helpers_read_as_tf():
+    devs = ",".join(f"/job:localhost/replica:0/task:0/device:CPU:{k}" for k in range(N))
+    ids = ",".join(str(k) for k in range(N))
+    # TF 2.21: Layout.from_string(sharding_specs:x,unsharded, mesh:|x=4|0,1,2,3|0,1,2,3|...)
+    assert repr(dtensor.Layout.batch_sharded(MESH, "x", rank=2)) == \
+        f"Layout.from_string(sharding_specs:x,unsharded, mesh:|x={N}|{ids}|{ids}|{devs})"
+    rep = dtensor.Layout.replicated(MESH, 1)
+    d = dtensor.call_with_layout(tf.range, rep, 4.0)
+    assert dtensor.fetch_layout(d) == rep
+    np.testing.assert_array_equal(d.numpy(), np.arange(4.0))   # replicated: readable
+    dtensor.check_layout(d, rep)
+    with pytest.raises(ValueError, match="did not match expected layout"):
+        dtensor.check_layout(d, dtensor.Layout.batch_sharded(MESH, "x", 1))
+    assert dtensor.fetch_layout(dtensor.copy_to_mesh(tf.ones([2]), rep)) == rep
+
+
 @pytest.mark.parametrize("specs", [["x", "unsharded"], ["unsharded", "x"],
                                    ["unsharded", "unsharded"]])
 def test_pack_unpack_relayout_round_trip(specs):
@@ -279,3 +295,12 @@ def test_memory_analysis_is_per_device():
     stats = double.experimental_get_compiler_ir(d).memory_analysis()
     assert stats["argument_size_in_bytes"] == 4 * 8 * 4   # one device's (4, 8) f32 shard
     assert stats["output_size_in_bytes"] == 4 * 8 * 4
+
+
+def test_mirrored_strategy_broadcasts_regular_tensors_and_takes_devices():
+    strategy = tf.distribute.MirroredStrategy(devices=["/cpu:0", "/cpu:1"])
+    assert strategy.num_replicas_in_sync == 2
+    out = strategy.run(lambda a: a * 2.0, args=(tf.constant([1.0, 2.0]),))
+    # TF 2.21: a regular tensor argument reaches every replica whole
+    assert [v.numpy().tolist() for v in strategy.experimental_local_results(out)] == \
+        [[2.0, 4.0]] * 2

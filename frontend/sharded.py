@@ -45,11 +45,9 @@ def _execute_sharded(opdef, inputs, attrs):
     mesh = next(t._layout.mesh for t in inputs if isinstance(t, DTensor))
     args = [t if isinstance(t, DTensor) else relayout(t, Layout.replicated(mesh, t.ndim))
             for t in inputs]
-    hook, dispatch.tape_hook = dispatch.tape_hook, None   # the caller's apply records it
-    try:
-        return _op_function(opdef, attrs)(*args)
-    finally:
-        dispatch.tape_hook = hook
+    # The sharded call itself, not the function's __call__: a recording tape would replay
+    # the one op eagerly, landing here again; the caller's `apply` records the op.
+    return _op_function(opdef, attrs).get_concrete_function(*args)._call_xla(args)
 
 
 dispatch.sharded_hook = (_ShardedOperand, _execute_sharded)

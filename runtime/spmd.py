@@ -119,11 +119,6 @@ def shards(array) -> list:
     return [np.asarray(s.data) for s in pieces]
 
 
-def gather(array) -> np.ndarray:
-    """The whole value on the host (every piece must be addressable)."""
-    return np.asarray(array)
-
-
 def assemble(shape, target, pieces):
     """A sharded array from per-device arrays (already on their devices, of the shard shape:
     the callers built them so, which spares jax's per-call checks)."""

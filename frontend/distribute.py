@@ -144,6 +144,10 @@ class MirroredStrategy:
         return PerReplica([dispatch.convert_to_tensor(value_fn(ValueContext(i, n)))
                            for i in range(n)])
 
+    def experimental_distribute_dataset(self, dataset, options=None):
+        raise NotImplementedError("flowjit has no tf.data: split the batch with "
+                                  "experimental_distribute_values_from_function")
+
     def experimental_local_results(self, value):
         return value.values if isinstance(value, PerReplica) else (value,)
 
@@ -151,7 +155,7 @@ class MirroredStrategy:
         """`fn(*args)` on every replica: a PerReplica argument gives each replica its own
         value, any other argument is read by all. Returns PerReplica results (plain tensors
         with one replica)."""
-        from . import func_graph, nest
+        from . import func_graph, nest, trace_type
         from .function import function
         if func_graph.current() is not None:
             raise NotImplementedError("MirroredStrategy.run inside a tf.function is not "
@@ -169,20 +173,17 @@ class MirroredStrategy:
         finally:
             _STATE.replica = prev
         cf._executable_builder = self._build
-        outs = self._call(cf, args, kwargs)
-        return outs
+        # The function's tensor arguments in its own order (replica 0's stand for theirs).
+        replicas = {id(v.values[0]): v for v in nest.flatten((args, kwargs))
+                    if isinstance(v, PerReplica)}
+        flat: list = []
+        trace_type.key_and_flat(compiled._bind(first[0], first[1]), flat)
+        vals = [[c._host() for c in replicas[id(t)].values] if id(t) in replicas else
+                t._host() for t in flat]
+        return self._call(cf, vals + cf._capture_values)
 
-    def _call(self, cf, args, kwargs):
-        from . import nest
+    def _call(self, cf, vals):
         from .function import _COMPILE_LOCK, _rebuild
-        leaves = nest.flatten((args, kwargs))
-        vals = []
-        for v in leaves:
-            if isinstance(v, PerReplica):
-                vals.append([dispatch.convert_to_tensor(c)._host() for c in v.values])
-            elif isinstance(v, Tensor) or hasattr(v, "shape") and not hasattr(v, "assign"):
-                vals.append(dispatch.convert_to_tensor(v)._host())
-        vals += cf._capture_values
         key = "replicas"   # traced from concrete values: one program per trace
         exe = cf._xla_cache.get(key)
         if exe is None:

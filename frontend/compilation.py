@@ -103,9 +103,12 @@ def _compile_xla(cf, values, key):
     timings["import"] = t1 - t0
     module = optimize(cf, module, timings)
     t2 = time.perf_counter()
-    lowered = stablehlo_core.lower_module(module, cf._name, donate=cf._donate)
+    build = cf._executable_builder   # a multi-device program's own (frontend/sharded.py)
+    lowered = stablehlo_core.lower_module(module, cf._name,
+                                          donate=cf._donate and build is None)
     timings["lowering"] = time.perf_counter() - t2
-    exe = xla.build(lowered, timings, cf._num_args, values[cf._num_args:])
+    exe = xla.build(lowered, timings, cf._num_args, values[cf._num_args:]) \
+        if build is None else build(cf, lowered, values, timings)
     exe.rule_generation = key[2]   # a cached call checks it without building the key
     exe.df_module = module
     exe.lowered = lowered

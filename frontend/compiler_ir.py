@@ -145,6 +145,8 @@ class CompilerIR:
         return dict(self.xla().loaded.cost_analysis())
 
     def memory_analysis(self) -> dict:
+        """XLA's memory sizes of the compiled program: per device for a sharded one (each
+        device holds its shards of the arguments, results and temporaries)."""
         stats = self.xla().loaded.get_compiled_memory_stats()
         return {k: getattr(stats, k) for k in dir(stats)
                 if k.endswith("_in_bytes") and not k.startswith("_")}

@@ -10,7 +10,7 @@ import collections
 import inspect
 import itertools
 
-from . import compilation, func_graph, function_call, trace_type
+from . import compilation, func_graph, function_call, sharded, trace_type
 from .specs import TensorSpec
 
 
@@ -51,6 +51,10 @@ class ConcreteFunction:
         self._static_executable = None
         self._out_dtypes = [n.out_types[i].dtype for n, i in graph.outputs]
         self._single_output_dtype = self._out_dtypes[0] if structure == ("out", 0) else None
+        # Multi-device programs (frontend/sharded.py, frontend/distribute.py) set a builder
+        # of their executables from the lowered module: fn(cf, lowered, values, timings).
+        self._executable_builder = None
+        self._sharded_call = sharded.sharded_call(self, key)
 
     # --- compiled forms ---------------------------------------------------------------------
     def dataflow_module(self):

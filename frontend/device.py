@@ -1,15 +1,18 @@
-"""`tf.device` and `tf.config.list_physical_devices` / `list_logical_devices`.
+"""`tf.device`, `tf.config.list_physical_devices` / `list_logical_devices` and
+`set_logical_device_configuration`.
 
-flowjit runs every op on the one device jax gives it, so `tf.device` validates its device
-string as TF does (TF's errors for a malformed one) and places nothing differently. The
-device lists come from jax (no device kind is assumed).
+Single-device ops run on the first device jax gives, so `tf.device` validates its device
+string as TF does (TF's errors for a malformed one) and places nothing differently; meshes
+(`experimental.dtensor`, `distribute`) place across devices. The device lists come from jax
+(no device kind is assumed). Splitting the host into N logical CPUs sets XLA's host device
+count, which only takes effect before the backend starts, hence TF's RuntimeError after.
 """
 from __future__ import annotations
 
 import contextlib
 from typing import NamedTuple
 
-from ..runtime import xla
+from ..runtime import spmd, xla
 
 
 class PhysicalDevice(NamedTuple):
@@ -22,6 +25,13 @@ class LogicalDevice(NamedTuple):
     """TF's `tf.config.LogicalDevice`."""
     name: str
     device_type: str
+
+
+class LogicalDeviceConfiguration(NamedTuple):
+    """TF's `tf.config.LogicalDeviceConfiguration`: one logical device of a physical one."""
+    memory_limit: int | None = None
+    experimental_priority: int | None = None
+    experimental_device_ordinal: int | None = None
 
 
 # Device types TF accepts in a short spec ("gpu:0") even where none is present.
@@ -77,11 +87,11 @@ def device(device_name):
     return _no_placement()
 
 
-def _devices(device_type, prefix, cls):
+def _devices(device_type, prefix, cls, platforms):
     wanted = None if device_type is None else device_type.upper()
     counts: dict = {}
     out = []
-    for platform, _ in xla.platform_devices():
+    for platform, _ in platforms:
         kind = platform.upper()
         index = counts[kind] = counts.get(kind, -1) + 1
         if wanted is None or wanted == kind:
@@ -90,8 +100,42 @@ def _devices(device_type, prefix, cls):
 
 
 def list_physical_devices(device_type=None):
-    return _devices(device_type, "/physical_device:", PhysicalDevice)
+    """As TF, the host is one physical CPU however many logical devices it is split into;
+    listing only CPUs does not start the backend, so a split may still follow."""
+    host = [("cpu", 0)]
+    if device_type is not None and device_type.upper() == "CPU":
+        return _devices(device_type, "/physical_device:", PhysicalDevice, host)
+    accelerators = [d for d in xla.platform_devices() if d[0] != "cpu"]
+    return _devices(device_type, "/physical_device:", PhysicalDevice, host + accelerators)
 
 
 def list_logical_devices(device_type=None):
-    return _devices(device_type, "/device:", LogicalDevice)
+    return _devices(device_type, "/device:", LogicalDevice, xla.platform_devices())
+
+
+_HOST_CONFIGURATION: list = []
+
+
+def set_logical_device_configuration(device, logical_devices):
+    """Split the physical CPU into `len(logical_devices)` logical CPUs (XLA's host device
+    count). Accelerators are not split: jax gives one device per chip."""
+    if not isinstance(device, PhysicalDevice):
+        raise ValueError(f"Unrecognized device: {device!r}")
+    if device.device_type != "CPU":
+        raise NotImplementedError(f"set_logical_device_configuration: splitting a "
+                                  f"{device.device_type} into logical devices is not supported "
+                                  f"(XLA gives one device per {device.device_type}); only the "
+                                  f"host CPU can be split")
+    count = len(logical_devices)
+    if spmd.backend_started():
+        # TF 2.21: RuntimeError('Virtual devices cannot be modified after being initialized')
+        raise RuntimeError("Virtual devices cannot be modified after being initialized")
+    spmd.set_host_device_count(count)
+    _HOST_CONFIGURATION[:] = list(logical_devices)
+
+
+def get_logical_device_configuration(device):
+    """The configuration set for `device` (None when it was never split)."""
+    if device.device_type == "CPU" and _HOST_CONFIGURATION:
+        return list(_HOST_CONFIGURATION)
+    return None

@@ -24,6 +24,15 @@ graph_hook = None
 # Set while a GradientTape records (gradients/tape.py): tape_hook(opdef, inputs, attrs, out).
 tape_hook = None
 
+
+class _NeverRaised(Exception):
+    pass
+
+
+# Set by frontend/dtensor.py: (the exception a DTensor operand raises when a kernel would
+# read it, the function running the op as a sharded program instead).
+sharded_hook = (_NeverRaised, None)
+
 # Tests set FLOWJIT_CHECK_KERNELS=1: every eager result is checked against its inferred type.
 CHECK_KERNELS = os.environ.get("FLOWJIT_CHECK_KERNELS") == "1"
 
@@ -228,6 +237,8 @@ def execute(opdef: OpDef, inputs, attrs: dict):
     except errors.OpError as e:
         raise type(e)(None, opdef.name, f"{opdef.name}: {e.message} "
                       f"[{errors.user_frame()}]") from None
+    except sharded_hook[0]:   # a DTensor input: the op runs as a sharded program
+        return sharded_hook[1](opdef, inputs, attrs)
     if len(out_types) == 1:
         if CHECK_KERNELS:
             _check_result(opdef, res, out_types[0])

@@ -27,6 +27,8 @@ def call_flat(cf, flat):
             return out
     if not cf._jit:
         return _run_plan(cf, flat)
+    if cf._sharded_call is not None:   # over a DTensor mesh (frontend/sharded.py)
+        return cf._sharded_call(flat)
     bufs = [t._value for t in flat]
     device_array = xla.DEVICE_ARRAY
     for v in bufs:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..ir import dtypes as D
-from . import dispatch, func_graph
+from . import dispatch, distribute, func_graph
 from .gradients.tape import GradientTape
 from .ops import math
 from .variables import Variable
@@ -94,6 +94,9 @@ class Optimizer:
                 pairs.append((dispatch.convert_to_tensor(g, dtype=v.dtype), v))
         if not pairs:
             raise ValueError("No gradients provided for any variable.")
+        if not skip_gradients_aggregation:   # summed over the replicas of a strategy's run
+            summed = distribute.aggregate_gradients([g for g, _ in pairs])
+            pairs = [(g, v) for g, (_, v) in zip(summed, pairs)]
         for _, v in pairs:
             self._ensure_slots(v)
         lr = dispatch.convert_to_tensor(self.learning_rate, dtype=D.float32)

@@ -18,6 +18,7 @@ class Tensor:
     """An immutable multi-dimensional array (TF's `EagerTensor`)."""
 
     __slots__ = ("_value", "_dtype", "__weakref__")
+    _layout = None   # a DTensor's Layout (frontend/dtensor.py); part of its trace type
     __array_priority__ = 100  # `ndarray + Tensor` defers to Tensor.__radd__
 
     def __init__(self, value, dtype=None):

@@ -52,8 +52,10 @@ def key_and_flat(value, flat: list):
     `(dict, keys)` for dicts."""
     if isinstance(value, Tensor):
         flat.append(value)
-        return (TENSOR, value._dtype, value._tt.shape if value._value is None
-                else tuple(value._value.shape))
+        shape = value._tt.shape if value._value is None else tuple(value._value.shape)
+        layout = value._layout
+        return (TENSOR, value._dtype, shape) if layout is None else \
+            (TENSOR, value._dtype, shape, layout)
     if isinstance(value, np.ndarray):
         dt = D.from_numpy(value.dtype)
         t = Tensor._wrap(value, dt) if dt is not D.string else convert_to_tensor(value)
@@ -105,7 +107,8 @@ def accepts(general, specific) -> bool:
     if general == specific:
         return True
     if general[0] == TENSOR:
-        if specific[0] != TENSOR or general[1] is not specific[1]:
+        if specific[0] != TENSOR or general[1] is not specific[1] or \
+                general[3:] != specific[3:]:   # a DTensor's layout
             return False
         g, s = general[2], specific[2]
         if g is None:
@@ -126,13 +129,13 @@ def relax(old, new):
     if old == new:
         return old
     if old[0] == TENSOR:
-        if new[0] != TENSOR or old[1] is not new[1]:
+        if new[0] != TENSOR or old[1] is not new[1] or old[3:] != new[3:]:
             return None
         if old[2] is None or new[2] is None:
-            return (TENSOR, old[1], None)
+            return (TENSOR, old[1], None) + old[3:]
         shape = TensorShape.from_tuple(old[2]).most_specific_compatible_shape(
             TensorShape.from_tuple(new[2]))
-        return (TENSOR, old[1], shape.as_tuple())
+        return (TENSOR, old[1], shape.as_tuple()) + old[3:]
     if _is_container(old) and _is_container(new) and old[0] == new[0] \
             and len(old[1]) == len(new[1]):
         parts = tuple(relax(a, b) for a, b in zip(old[1], new[1]))
@@ -144,7 +147,8 @@ def describe(key) -> str:
     """A trace type as a user reads it."""
     if key[0] == TENSOR:
         shape = TensorShape.from_tuple(key[2]) if key[2] is not None else TensorShape(None)
-        return repr(TensorSpec(shape, key[1]))
+        layout = f" with layout {key[3].sharding_specs}" if len(key) > 3 else ""
+        return repr(TensorSpec(shape, key[1])) + layout
     if key[0] == "V":
         return f"Variable(id={key[1]})"
     if key[0] == "obj":

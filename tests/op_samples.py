@@ -952,6 +952,23 @@ add("ensure_shape", lambda x: tf.ensure_shape(x, [None, 3]) * 2.0, R((4, 3), F32
 add("ensure_shape", lambda x: tf.ensure_shape(x, [2, 2]), R((2, 2), I32), tag="i32-full")
 
 
+# --- collective (outside a strategy's run the replica group is this one program; the
+# multi-replica behaviour is tested on forced host devices in tests/distributed/) ----------
+add("all_reduce", lambda x: tf.distribute.get_replica_context().all_reduce("SUM", x) * 2.0,
+    R((2, 3), F32))
+add("all_reduce", lambda x: tf.distribute.get_replica_context().all_reduce("MEAN", x),
+    R((3,), I32), tag="i32-mean")
+
+
+def _one_device_layout(rank):
+    dt = tf.experimental.dtensor
+    return dt.Layout.replicated(dt.create_mesh([("x", 1)], device_type="CPU"), rank)
+
+
+add("relayout", lambda x: tf.experimental.dtensor.relayout(x, _one_device_layout(2)) * 2.0,
+    R((2, 3), F32), static="rank")
+
+
 # --- script (Python functions as ops; XLA refuses them with TF's InvalidArgumentError, which
 # test_every_op checks with the op's name, tests/frontend/test_script_ops.py with the text) --
 add("py_function", lambda x: tf.py_function(lambda a: a * 2.0, [x], Tout=tf.float32) + 1.0,

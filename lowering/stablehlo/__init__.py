@@ -31,3 +31,4 @@ from . import (math, reduce, linalg, array, nn, random, state, logging, fused,  
 from . import control_flow  # noqa: E402,F401
 from . import segment  # noqa: E402,F401  (issue 11)
 from . import counting  # noqa: E402,F401  (issue 11)
+from . import collective  # noqa: E402,F401  (issue 12)

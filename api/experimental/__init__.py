@@ -1,0 +1,2 @@
+"""TF's `tf.experimental`: DTensor."""
+from . import dtensor

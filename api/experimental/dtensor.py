@@ -1,0 +1,3 @@
+"""TF's `tf.experimental.dtensor`: meshes, layouts and sharded tensors on XLA's SPMD
+partitioner."""
+from flowjit.frontend.dtensor import *  # noqa: F401,F403

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 
-import jaxlib.mlir.dialects.stablehlo as hlo
+from flowjit.lowering.stablehlo import hlo
 import numpy as np
 
 import flowjit as tf

@@ -20,20 +20,29 @@ log = logging.getLogger("flowjit")
 MAX_EXECUTABLES = 64      # XLA executables kept per ConcreteFunction (LRU)
 
 
+def _import(cf):
+    from ..ir.importer import import_graph
+    t0 = time.perf_counter()
+    module = import_graph(cf.graph, cf._name)
+    cf.timings["import"] = time.perf_counter() - t0
+    return module
+
+
 def dataflow_module(cf):
-    """The df module before passes (imported once)."""
+    """The df module before passes (imported once, when first asked for)."""
     if cf._module is None:
-        from ..ir.importer import import_graph
-        t0 = time.perf_counter()
-        cf._module = import_graph(cf.graph, cf._name)
-        cf.timings["import"] = time.perf_counter() - t0
+        cf._module = _import(cf)
     return cf._module
 
 
 def optimized_module(cf):
-    """The df module after the pass pipeline (a copy; the dataflow module is kept)."""
+    """The df module after the pass pipeline. Unless the dataflow module was asked for
+    already (then it is copied and kept), the pipeline runs on a module imported for it:
+    importing is cheaper than copying (xDSL's clone of 10k ops costs more than the import),
+    and the dataflow stage, asked for later, imports its own."""
     if cf._optimized is None:
-        cf._optimized = optimize(cf, dataflow_module(cf).clone(), cf.timings)
+        module = cf._module.clone() if cf._module is not None else _import(cf)
+        cf._optimized = optimize(cf, module, cf.timings)
     return cf._optimized
 
 

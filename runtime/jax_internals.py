@@ -19,12 +19,20 @@ from jax._src.lib import _jax
 from jax._src.lib import xla_client  # noqa: F401
 from jax._src.lib.mlir import ir  # noqa: F401
 from jaxlib.mlir.dialects import func as mlir_func  # noqa: F401
+from jaxlib.mlir.dialects import sdy  # noqa: F401
+from jax._src import array as _array
+from jax._src import sharding_impls as _sharding_impls
+from jax._src import xla_bridge as _xla_bridge
 
 make_ir_context = _jmlir.make_ir_context      # an MLIR context with jax's dialects loaded
 ir_constant = _jmlir.ir_constant              # a NumPy array -> stablehlo.constant
 module_to_bytecode = _jmlir.module_to_bytecode
 ShapedArray = _core.ShapedArray
 batched_device_put = _jax.batched_device_put
+# multi-device programs (runtime/spmd.py)
+ArrayImpl = _array.ArrayImpl
+parse_flatten_op_sharding = _sharding_impls.parse_flatten_op_sharding
+backends_are_initialized = _xla_bridge.backends_are_initialized
 # jax.jit's C++ dispatch (runtime/xla.py's cached calls go through it)
 pjit = _jax.pjit
 PjitFunctionCache = _jax.PjitFunctionCache

@@ -15,8 +15,8 @@ import numpy as np
 
 
 def backend_started() -> bool:
-    from jax._src import xla_bridge
-    return xla_bridge.backends_are_initialized()
+    from .jax_internals import backends_are_initialized
+    return backends_are_initialized()
 
 
 def set_host_device_count(count: int):
@@ -100,15 +100,14 @@ def put(value, target):
             value = np.asarray(value)
         else:
             return jax.device_put(value, target)
-    from jax._src import core
-    from jax._src.lib import _jax
+    from . import jax_internals as jx
     value = np.asarray(value)
     index_map = target.addressable_devices_indices_map(value.shape)
     pieces = []
     for dev, index in index_map.items():
         piece = np.array(value[index], order="C")   # (ascontiguousarray makes 0-d 1-d)
-        pieces.append(_jax.batched_device_put(
-            core.ShapedArray(piece.shape, piece.dtype), sharding_on(dev),
+        pieces.append(jx.batched_device_put(
+            jx.ShapedArray(piece.shape, piece.dtype), sharding_on(dev),
             [piece], [dev], True, True, enable_x64=True))
     return assemble(value.shape, target, pieces)
 
@@ -122,8 +121,8 @@ def shards(array) -> list:
 def assemble(shape, target, pieces):
     """A sharded array from per-device arrays (already on their devices, of the shard shape:
     the callers built them so, which spares jax's per-call checks)."""
-    from jax._src import array, core
-    return array.ArrayImpl(core.ShapedArray(tuple(shape), pieces[0].dtype), target, pieces,
+    from . import jax_internals as jx
+    return jx.ArrayImpl(jx.ShapedArray(tuple(shape), pieces[0].dtype), target, pieces,
                            committed=True, _skip_checks=True)
 
 
@@ -131,8 +130,7 @@ def compile_partitioned(module, mesh, replicas: bool = False):
     """Compile a StableHLO module (with its shardings) for every device of `mesh`:
     partitioned by XLA (`num_partitions` = mesh size), or with `replicas=True` as one
     per-device program run by each of `num_replicas` = mesh size replicas."""
-    from jax._src.interpreters import mlir as jmlir
-    from jax._src.lib import xla_client as xc
+    from .jax_internals import module_to_bytecode, xla_client as xc
     devs = list(mesh.devices.flat)
     n = len(devs)
     options = xc.CompileOptions()
@@ -147,7 +145,7 @@ def compile_partitioned(module, mesh, replicas: bool = False):
         build.use_shardy_partitioner = True
         options.device_assignment = xc.DeviceAssignment.create(ids.reshape(1, n))
     from .xla import backend
-    code = jmlir.module_to_bytecode(module)
+    code = module_to_bytecode(module)
     return backend().compile_and_load(code, xc.DeviceList(tuple(devs)), options)
 
 
@@ -165,7 +163,7 @@ class SpmdExecutable:
 
     def __init__(self, loaded, mesh, arg_specs, result_shapes, num_results, written_args,
                  timings: dict):
-        from jax._src import sharding_impls
+        from .jax_internals import parse_flatten_op_sharding
         self.loaded = loaded
         self.mesh = mesh
         self.arg_shardings = [sharding(mesh, s) for s in arg_specs]
@@ -173,7 +171,7 @@ class SpmdExecutable:
         outs = []
         for k, shape in enumerate(result_shapes):
             p = () if chosen is None else \
-                tuple(sharding_impls.parse_flatten_op_sharding(chosen[k], mesh)[0])
+                tuple(parse_flatten_op_sharding(chosen[k], mesh)[0])
             outs.append(p + (None,) * (len(shape) - len(p)))
         self.result_shardings = [sharding(mesh, s) for s in outs]
         for k, i in enumerate(written_args):   # a variable's next call finds its own sharding

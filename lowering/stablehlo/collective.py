@@ -10,8 +10,7 @@ propagates shardings through the body and inserts the collectives.
 from __future__ import annotations
 
 import numpy as np
-import jaxlib.mlir.dialects.stablehlo as hlo
-from jax._src.lib.mlir import ir
+from ...runtime.jax_internals import hlo, ir, sdy
 
 from .core import register_lowering
 
@@ -97,10 +96,8 @@ def annotate_shardings(module, axes, arg_specs, result_specs):
 
 
 @register_lowering("all_reduce")
-def _all_reduce(ctx, op, x):
+def _all_reduce(ctx, op, x, *, reduction, group_size):
     """`stablehlo.all_reduce` over replicas 0..group_size-1 (a group of one is the value)."""
-    attrs = op.python_attrs()
-    reduction, group_size = attrs["reduction"], attrs["group_size"]
     if group_size == 1:
         return x
     groups = ir.DenseIntElementsAttr.get(np.arange(group_size, dtype=np.int64)[None, :])
@@ -116,18 +113,15 @@ def _all_reduce(ctx, op, x):
 
 
 @register_lowering("relayout")
-def _relayout(ctx, op, x):
+def _relayout(ctx, op, x, *, mesh, sharding):
     """`sdy.sharding_constraint` (the op's mesh is declared on the module); on a mesh of one
     device there is nothing to constrain."""
-    from jaxlib.mlir.dialects import sdy
-    attrs = op.python_attrs()
-    axes = parse_mesh(attrs["mesh"])
+    axes = parse_mesh(mesh)
     if all(size == 1 for _, size in axes):
         return x
     parent = ir.InsertionPoint.current.block.owner
     while parent.operation.name != "builtin.module":
         parent = parent.operation.parent
     _declare_mesh(parent.regions[0].blocks[0], axes)
-    spec = [None if s == "unsharded" else s for s in attrs["sharding"].split(",")] \
-        if attrs["sharding"] else []
+    spec = [None if s == "unsharded" else s for s in sharding.split(",")] if sharding else []
     return sdy.ShardingConstraintOp(x, ir.Attribute.parse(sharding_text(spec))).result

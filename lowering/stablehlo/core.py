@@ -31,7 +31,7 @@ from ...ir.dialect import (CreateTokenOp, ResourceType, StringType, TokenType, Y
                            decode_attr, from_xdsl_type)
 from ...ir.errors import InternalError, InvalidArgumentError, UnimplementedError
 from ...ir.importer import location_parts
-from ...ir.registry import OPS
+from ...ir.registry import OPS, REQUIRED
 from ...runtime.jax_internals import ir, make_ir_context, mlir_func
 from .builders import Builders
 
@@ -78,7 +78,7 @@ class _RuleCall:
     """A rule with the attributes it takes: (name, kind, axis source) each, from its
     signature and the op's declaration, worked out once per op name."""
 
-    __slots__ = ("rule", "attrs")
+    __slots__ = ("rule", "attrs", "defaults")
 
     def __init__(self, name: str, rule):
         opdef = OPS.get(name[3:])
@@ -95,14 +95,18 @@ class _RuleCall:
                             f"{list(declared)}")
         self.rule = rule
         self.attrs = tuple((a, declared[a].kind, axis_source(name[3:], a)) for a in wanted)
+        # an absent attribute is its declared default, as DfOp.python_attrs reads it (None
+        # where it has none: a value known only at run time)
+        self.defaults = {a: None if declared[a].default is REQUIRED else declared[a].default
+                         for a in wanted}
 
     def attributes(self, op) -> dict:
-        """The op's attributes this rule takes, decoded (absent ones None)."""
+        """The op's attributes this rule takes, decoded (absent ones: their defaults)."""
         out = {}
         get = op.attributes.get
         for name, kind, source in self.attrs:
             a = get(name)
-            value = None if a is None else decode_attr(a, kind)
+            value = self.defaults[name] if a is None else decode_attr(a, kind)
             out[name] = value if source is None else nonnegative_axes(op, source, value)
         return out
 

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import flowjit as tf
+from flowjit.frontend import compilation
 from flowjit.errors import InvalidArgumentError
 from op_samples import SAMPLES
 
@@ -22,7 +23,7 @@ ONE_PER_OP = [next(s for s in SAMPLES[op] if s.deterministic) for op in sorted(S
 def _plan_and_args(fn, *args):
     tensors = [tf.constant(a) for a in args]
     cf = fn.get_concrete_function(*tensors)
-    cf._build()
+    compilation.build_plan(cf)
     cf._plan._compile()
     return cf._plan, [t._value for t in tensors] + cf._capture_values
 

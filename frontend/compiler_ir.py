@@ -164,16 +164,8 @@ class PassReport(list):
     before/after, changed."""
 
     def __str__(self):
-        rows = [("pass", "round", "ms", "ops before", "ops after", "changed")]
-        rows += [(r["name"], str(r["iteration"]), f"{r['seconds'] * 1e3:.2f}",
-                  str(r["ops_before"]), str(r["ops_after"]), "yes" if r["diff"] else "no")
-                 for r in self]
-        widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-        lines = ["  ".join(c.ljust(w) if i == 0 else c.rjust(w)
-                           for i, (c, w) in enumerate(zip(row, widths))).rstrip()
-                 for row in rows]
-        lines.insert(1, "-" * len(lines[0]))
-        return "\n".join(lines)
+        from ..passes.pipeline import pass_table
+        return pass_table(self)
 
 
 _EXT = {"stablehlo": "mlir", "dataflow": "mlir", "optimized": "mlir", "optimized_hlo_dot": "dot",

@@ -163,12 +163,21 @@ class PipelineReport:
                          f"{', '.join(dict.fromkeys(r.name for r in self.records))}")
 
     def table(self) -> str:
-        lines = [f"{'pass':<28} {'iter':>4} {'ms':>8} {'ops before':>10} {'ops after':>9} "
-                 f"{'changed':>7}"]
-        for r in self.records:
-            lines.append(f"{r.name:<28} {r.iteration:>4} {r.seconds * 1e3:>8.2f} "
-                         f"{r.ops_before:>10} {r.ops_after:>9} {'yes' if r.changed else 'no':>7}")
-        return "\n".join(lines)
+        return pass_table(r.as_dict() for r in self.records)
+
+
+def pass_table(records) -> str:
+    """Pass records (`PassRecord.as_dict()`s) as a table: pass, round, ms, ops before/after,
+    changed (as the pass reported it)."""
+    rows = [("pass", "round", "ms", "ops before", "ops after", "changed")]
+    rows += [(r["name"], str(r["iteration"]), f"{r['seconds'] * 1e3:.2f}", str(r["ops_before"]),
+              str(r["ops_after"]), "yes" if r["changed"] else "no") for r in records]
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    lines = ["  ".join(c.ljust(w) if i == 0 else c.rjust(w)
+                       for i, (c, w) in enumerate(zip(row, widths))).rstrip()
+             for row in rows]
+    lines.insert(1, "-" * len(lines[0]))
+    return "\n".join(lines)
 
 
 def count_ops(module) -> int:

@@ -50,6 +50,12 @@ def init(seed=0, sizes=SIZES, batch=BATCH):
 def flowjit_step(params, jit):
     import flowjit as tf
     vs = [tf.Variable(p) for p in params]
+    return flowjit_train_step(vs, jit), vs
+
+
+def flowjit_train_step(vs, jit):
+    """The TF2-style training step over the variables `vs` (weights and biases in turn)."""
+    import flowjit as tf
     opt = tf.optimizers.SGD(LR)
 
     def loss_fn(x, y):
@@ -67,10 +73,16 @@ def flowjit_step(params, jit):
         grads = tape.gradient(loss, vs)
         opt.apply_gradients(zip(grads, vs))
         return loss
-    return train_step, vs
+    return train_step
 
 
 def jax_step():
+    import jax
+    return jax.jit(jax_update(), donate_argnums=0)
+
+
+def jax_update():
+    """The same step for jax: (params, x, y) -> (new params, loss)."""
     import jax
     import jax.numpy as jnp
 
@@ -86,7 +98,7 @@ def jax_step():
     def step(params, x, y):
         loss, grads = jax.value_and_grad(loss_fn)(params, x, y)
         return jax.tree_util.tree_map(lambda p, g: p - LR * g, params, grads), loss
-    return jax.jit(step, donate_argnums=0)
+    return step
 
 
 def timed(fn):

@@ -34,22 +34,16 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(__file__))
 from common import table  # noqa: E402
+from mlp_step import flowjit_train_step, jax_update, paired_us  # noqa: E402
+from mlp_step import init as mlp_init  # noqa: E402
 
 DEVICES = 4
 SIZES = [784, 256, 10]
 BATCH = 128
-LR = 0.01
 
 
 def init(seed=0):
-    rng = np.random.default_rng(seed)
-    params = []
-    for a, b in zip(SIZES, SIZES[1:]):
-        params.append((rng.normal(size=(a, b)) * np.sqrt(2.0 / a)).astype(np.float32))
-        params.append(np.zeros(b, np.float32))
-    x = rng.normal(size=(BATCH, SIZES[0])).astype(np.float32)
-    y = rng.integers(0, SIZES[-1], size=BATCH).astype(np.int32)
-    return params, x, y
+    return mlp_init(seed, SIZES, BATCH)
 
 
 def collectives(hlo: str) -> int:
@@ -62,57 +56,16 @@ def flowjit_step(params, mesh):
     from flowjit.experimental import dtensor
     vs = [dtensor.DVariable(dtensor.relayout(tf.constant(p), dtensor.Layout.replicated(
         mesh, p.ndim))) for p in params]
-    opt = tf.optimizers.SGD(LR)
-
-    def loss_fn(x, y):
-        h = x
-        for i in range(0, len(vs), 2):
-            h = tf.matmul(h, vs[i]) + vs[i + 1]
-            if i + 2 < len(vs):
-                h = tf.nn.relu(h)
-        return tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(labels=y, logits=h))
-
-    @tf.function(jit_compile=True)
-    def train_step(x, y):
-        with tf.GradientTape() as tape:
-            loss = loss_fn(x, y)
-        opt.apply_gradients(zip(tape.gradient(loss, vs), vs))
-        return loss
-    return train_step, vs
+    return flowjit_train_step(vs, True), vs
 
 
 def jax_step(mesh):
     import jax
-    import jax.numpy as jnp
     from jax.sharding import NamedSharding, PartitionSpec as P
-
-    def loss_fn(params, x, y):
-        h = x
-        for i in range(0, len(params), 2):
-            h = h @ params[i] + params[i + 1]
-            if i + 2 < len(params):
-                h = jnp.maximum(h, 0)
-        logp = jax.nn.log_softmax(h)
-        return -jnp.mean(jnp.take_along_axis(logp, y[:, None], axis=1))
-
-    def step(params, x, y):
-        loss, grads = jax.value_and_grad(loss_fn)(params, x, y)
-        return jax.tree_util.tree_map(lambda p, g: p - LR * g, params, grads), loss
     rep, batch = NamedSharding(mesh, P()), NamedSharding(mesh, P("b"))
     n = len(SIZES) * 2 - 2
-    return jax.jit(step, in_shardings=([rep] * n, batch, batch), donate_argnums=0), rep, batch
-
-
-def paired_us(fns, rounds=15, calls=5):
-    """Best per-call time (us) of each function, measured in alternating batches."""
-    best = [float("inf")] * len(fns)
-    for _ in range(rounds):
-        for i, fn in enumerate(fns):
-            t0 = time.perf_counter()
-            for _ in range(calls):
-                fn()
-            best[i] = min(best[i], (time.perf_counter() - t0) / calls * 1e6)
-    return best
+    return jax.jit(jax_update(), in_shardings=([rep] * n, batch, batch),
+                   donate_argnums=0), rep, batch
 
 
 def _run(quick=False) -> dict:

@@ -27,7 +27,7 @@ from ..ir.dialect import OP_CLASSES, DfOp, encode_attr, from_xdsl_type, to_xdsl_
 from ..ir.ops.math import BINARY, COMPARE, UNARY
 from ..ir.registry import TT
 from . import register_pass
-from .rewrite import PatternPass, RootedPattern
+from .rewrite import PatternPass, RootedPattern, sole_user
 
 UNARY_ELEMENTWISE = frozenset(UNARY) | {"is_nan", "is_finite", "cast", "relu", "relu6",
                                         "elu", "selu", "leaky_relu", "gelu", "identity"}
@@ -43,13 +43,6 @@ def _rank(value):
     t = value.type
     return len(t.get_shape()) if isinstance(t, TensorType) else None
 
-
-def _sole_user(value, block):
-    use = value.get_unique_use()
-    if use is None:
-        return None
-    user = use.operation
-    return user if isinstance(user, DfOp) and user.parent is block else None
 
 
 def _compose(p, q):
@@ -101,7 +94,7 @@ def _match(t1):
     added = 0
     cur = t1.results[0]
     while True:
-        user = _sole_user(cur, block)
+        user = sole_user(cur, block)
         if user is None:
             return None
         name = user.name[3:]

@@ -25,22 +25,14 @@ import numpy as np
 from xdsl.rewriter import InsertPoint
 
 from ..ir.constants import make_const, tt_of, value_of
-from ..ir.dialect import OP_CLASSES, DfOp, encode_attr, to_xdsl_type
+from ..ir.dialect import OP_CLASSES, encode_attr, to_xdsl_type
 from ..ir.ops.fused import ACTIVATIONS, activation_of
 from ..ir.ops.nn import spatial_axes
 from ..ir.registry import OPS, TT, InferenceError
 from . import register_pass
-from .rewrite import PatternPass, RootedPattern
+from .rewrite import PatternPass, RootedPattern, sole_user
 
 # --- matching helpers -----------------------------------------------------------------------
-
-def _sole_user(value, block):
-    """The op that uses `value` exactly once, if it is the only use and lives in `block`."""
-    use = value.get_unique_use()
-    if use is None:
-        return None
-    user = use.operation
-    return user if isinstance(user, DfOp) and user.parent is block else None
 
 
 def _other(op, value):
@@ -103,7 +95,7 @@ _ACTIVATION_OPS = frozenset("df." + e[0] for e in ACTIVATIONS.values() if e)
 
 
 def _match_activation(prev, block):
-    user = _sole_user(prev, block)
+    user = sole_user(prev, block)
     if user is None or user.name not in _ACTIVATION_OPS:
         return None, None
     act = activation_of(user.name[3:], user.python_attrs())
@@ -169,7 +161,7 @@ def _fuse_matmul(rewriter, mm) -> bool:
     block = mm.parent
     out = mm.results[0]
     out_tt = tt_of(out)
-    user = _sole_user(out, block)
+    user = sole_user(out, block)
     if user is None or out_tt.shape is None:
         return False
     rank = len(out_tt.shape)
@@ -214,7 +206,7 @@ def _fold_scale(w, s, shift, b):
 def _match_batch_norm(prev, block, out_tt, ch):
     """(mul, add, scale vector, shift vector) if `prev` is scaled, then shifted, per channel
     by constants, each op the sole user of the one before."""
-    mul = _sole_user(prev, block)
+    mul = sole_user(prev, block)
     if mul is None or mul.name != "df.mul" or tt_of(mul.results[0]) != out_tt:
         return None
     s = _other(mul, prev)
@@ -222,7 +214,7 @@ def _match_batch_norm(prev, block, out_tt, ch):
     s = None if s is None else _per_channel(s, out_tt.shape, ch)
     if s is None:
         return None
-    add = _sole_user(mul.results[0], block)
+    add = sole_user(mul.results[0], block)
     if add is None or tt_of(add.results[0]) != out_tt:
         return None
     if add.name == "df.add":
@@ -243,7 +235,7 @@ def _fuse_conv(rewriter, conv, fold_bn: bool) -> bool:
     block = conv.parent
     out = conv.results[0]
     out_tt = tt_of(out)
-    user = _sole_user(out, block)
+    user = sole_user(out, block)
     if user is None or out_tt.shape is None:
         return False
     attrs = conv.python_attrs()

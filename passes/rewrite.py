@@ -39,7 +39,7 @@ from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import PatternRewriter, PatternRewriterListener, RewritePattern
 from xdsl.rewriter import InsertPoint
 
-from ..ir.dialect import OP_CLASSES
+from ..ir.dialect import OP_CLASSES, DfOp
 from ..ir.effects import is_dead
 
 _TENSORS = (TensorType, UnrankedTensorType)
@@ -179,3 +179,13 @@ def inline_region(rewriter, op, region) -> None:
             v = ident.results[0]
         results.append(v)
     rewriter.replace(op, casts, results)
+
+
+def sole_user(value, block):
+    """The df op that uses `value` exactly once, if that is its only use and it lives in
+    `block` (the fusion patterns' test that a producer can be folded into its consumer)."""
+    use = value.get_unique_use()
+    if use is None:
+        return None
+    user = use.operation
+    return user if isinstance(user, DfOp) and user.parent is block else None

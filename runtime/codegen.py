@@ -246,6 +246,8 @@ class _Generator:
     def _reusable(self, ins, out):
         """The operand whose buffer can take the result of the ufunc step `ins -> out`."""
         want = self.plan.array_slots.get(out)
+        if want is None or not want[1]:
+            return None   # a ufunc of 0-d operands returns a NumPy scalar: no buffer to reuse
         for s in ins:
             if s in self.fresh and self.uses.get(s) == 1 and \
                     self.plan.array_slots.get(s) == want is not None:

@@ -187,3 +187,21 @@ def test_variable_updates_in_place_only_when_unobserved():
     assert id(v._handle.value) != before
     np.testing.assert_array_equal(seen.numpy(), np.zeros(4, np.float32))
     np.testing.assert_array_equal(v.numpy(), np.full(4, -0.5, np.float32))
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32])
+def test_zero_d_ufunc_chain_in_a_loop_gradient(dtype):
+    # fuzzer seeds 305359/305429: the gradient's 0-d f16 mul was given `out=` a NumPy scalar
+    # (a ufunc of 0-d operands returns a scalar, not an array) and failed in the executor
+    @tf.function
+    def run(x):
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+            y = tf.while_loop(lambda i, a: i < 1, lambda i, a: (i + 1, tf.math.expm1(a)),
+                              [0, x], maximum_iterations=1)[1]
+            s = tf.reduce_sum(tf.cast(y, tf.float32))
+        return y, tape.gradient(s, x)
+    x = np.array(1.5, dtype)
+    y, g = run(tf.constant(x))
+    np.testing.assert_allclose(y.numpy(), np.expm1(x), rtol=1e-3)
+    np.testing.assert_allclose(g.numpy(), np.exp(x), rtol=1e-3)

@@ -184,8 +184,10 @@ def infer_types(opdef: OpDef, types, attrs: dict) -> tuple:
 
 _MAX_ELEMENTS = 2**63 - 1
 # TF reports OOM when an allocation fails; flowjit refuses, before allocating, a result larger
-# than the machine's physical memory (NumPy would raise MemoryError, XLA abort).
-_MAX_BYTES = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+# than the machine's physical memory (NumPy would raise MemoryError, XLA abort), or than
+# FLOWJIT_MAX_ALLOCATION_BYTES where that is set (the fuzzer's workers set it).
+_MAX_BYTES = int(os.environ.get("FLOWJIT_MAX_ALLOCATION_BYTES") or
+                 os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"))
 
 
 def check_size(tt) -> None:

@@ -21,6 +21,20 @@ def kernel(*names):
     return deco
 
 
+def check_allocation(opname: str, dtype, shape, what: str = "tensor") -> None:
+    """For a kernel whose result size comes from input values (no inference sized it):
+    refuse, before NumPy allocates, a working set memory cannot hold (TF's
+    ResourceExhaustedError); the process would be killed instead."""
+    from ...ir.errors import ResourceExhaustedError
+    from ...ir.registry import TT, InferenceError, check_size
+    try:
+        check_size(TT(dtype, tuple(int(d) for d in shape)))
+    except InferenceError:
+        raise ResourceExhaustedError(None, opname, f"OOM when allocating {what} with shape "
+                                     f"{[int(d) for d in shape]} and type {dtype.name}") \
+            from None
+
+
 def register(name, fn):
     """Register an existing callable (a NumPy ufunc, say) as the kernel of `name`."""
     kernel(name)(fn)

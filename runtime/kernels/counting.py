@@ -3,8 +3,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...ir import dtypes as D
 from ...ir.errors import InvalidArgumentError
-from . import kernel
+from . import check_allocation, kernel
 
 
 def _unique(x, out_idx):
@@ -37,6 +38,8 @@ def bincount(arr, weights, minlength, maxlength, per_row, binary_output):
         length = min(length, maxlength)
     weights = np.broadcast_to(weights, arr.shape)
     rows = arr.reshape(-1, arr.shape[-1]) if per_row else arr.reshape(1, -1)
+    # the length comes from the values (seed 306400: an arr of 2**31 - 1)
+    check_allocation("bincount", D.from_numpy(weights.dtype), (rows.shape[0], length))
     wrows = weights.reshape(rows.shape)
     out = np.zeros((rows.shape[0], length), weights.dtype)
     for r, (ids, w) in enumerate(zip(rows, wrows)):

@@ -7,9 +7,8 @@ import ml_dtypes
 import numpy as np
 
 from ...ir import dtypes as D
-from ...ir.errors import InvalidArgumentError, ResourceExhaustedError
-from ...ir.registry import TT, InferenceError, check_size
-from . import kernel
+from ...ir.errors import InvalidArgumentError
+from . import check_allocation, kernel
 from .reduce import _acc_dtype
 
 
@@ -46,15 +45,11 @@ def _combine(data, ids, n, how, empty_max):
 
 
 def _check_memory(n, row_shape, how):
-    """The segment count comes from the ids' values, so no inference sized the result:
-    refuse, before NumPy allocates, a working set (int64 counts and a 64-bit accumulator per
-    segment row, at most n * 2 * row words) that memory cannot hold; the process would be
-    killed instead (the fuzzer's seed 203615: segment_max with an id of 2**31 - 1)."""
-    try:
-        check_size(TT(D.int64, (n, 2 * max(int(np.prod(row_shape)), 1))))
-    except InferenceError:
-        raise ResourceExhaustedError(None, f"segment_{how}", f"OOM when allocating {n} "
-                                     f"segments of shape {list(row_shape)}") from None
+    """The segment count comes from the ids' values: the working set (int64 counts and a
+    64-bit accumulator per segment row, at most n * 2 * row words) is checked before NumPy
+    allocates it (the fuzzer's seed 203615: segment_max with an id of 2**31 - 1)."""
+    check_allocation(f"segment_{how}", D.int64, (n, 2 * max(int(np.prod(row_shape)), 1)),
+                     f"{n} segments of shape {list(row_shape)}")
 
 
 def _check_range(ids, n, what):

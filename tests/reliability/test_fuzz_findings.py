@@ -212,3 +212,29 @@ def test_segment_count_beyond_memory_is_resource_exhausted(mode):
     ids = tf.constant([2**31 - 1])
     with pytest.raises(tf.errors.ResourceExhaustedError, match="OOM when allocating"):
         in_mode(tf.math.segment_max, mode)(tf.constant([1]), ids)
+
+
+def test_value_sized_results_over_the_allocation_limit_are_refused_before_allocating():
+    # fuzzer seed 306400: bincount of 2**31 - 1 asked NumPy for 8 GiB in every mode at once and
+    # the worker was killed. A result sized by values is checked against memory (or
+    # FLOWJIT_MAX_ALLOCATION_BYTES) before the kernel allocates: TF's ResourceExhaustedError.
+    import subprocess
+    import sys
+    code = """
+import numpy as np, flowjit as tf
+from flowjit.errors import ResourceExhaustedError
+arr = tf.constant(np.array([3, 2**31 - 1], np.int32))
+for f in (tf.math.bincount, tf.function(tf.math.bincount)):
+    try:
+        f(arr)
+    except ResourceExhaustedError as e:
+        assert "bincount" in str(e) and "2147483648" in str(e), e
+    else:
+        raise SystemExit("no error")
+print(tf.math.bincount(tf.constant([1, 1, 3])).numpy().tolist())
+"""
+    env = dict(__import__("os").environ, FLOWJIT_MAX_ALLOCATION_BYTES=str(1 << 20))
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         env=env, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.strip().splitlines()[-1] == str(np.bincount([1, 1, 3]).tolist())

@@ -93,8 +93,9 @@ def matrix_solve(matrix, rhs, adjoint):
 
 @kernel("cholesky")
 def cholesky(x):
-    """A matrix that is not positive definite gives NaN, as TF 2.21's CPU kernel does (it
-    does not raise)."""
+    """A matrix that is not positive definite gives NaN in its lower triangle and zeros
+    above, as TF 2.21's graph and XLA kernels do (they do not raise; its eager upper triangle
+    is whatever the buffer held; fuzzer seed 309035)."""
     a = _solver_input(x)
     flat = a.reshape((-1,) + a.shape[-2:])
     out = np.empty_like(flat)
@@ -102,5 +103,5 @@ def cholesky(x):
         try:
             out[i] = np.linalg.cholesky(np.tril(m) + np.tril(m, -1).swapaxes(-1, -2))
         except np.linalg.LinAlgError:
-            out[i] = np.nan
+            out[i] = np.tril(np.full(m.shape, np.nan))
     return out.reshape(a.shape).astype(x.dtype, copy=False)

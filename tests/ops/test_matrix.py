@@ -50,6 +50,17 @@ def test_cholesky_reads_the_lower_triangle_and_gives_nan_when_not_positive_defin
     assert np.isnan(tf.linalg.cholesky(tf.constant([[1.0, 2.0], [2.0, 1.0]])).numpy()).any()
 
 
+@pytest.mark.parametrize("jit", [None, False, True])
+def test_cholesky_of_a_matrix_not_positive_definite_is_nan_below_and_zero_above(jit):
+    # TF 2.21 (tf.function and jit_compile; fuzzer seed 309035): [[nan, 0, 0], [nan, nan, 0],
+    # [nan, nan, nan]] for this matrix; its eager upper triangle is uninitialized memory.
+    x = np.array([[-2.378, -1.925, 0.679], [-1.198, 4.049, -0.412], [-1.613, 1.849, 1.960]])
+    f = tf.linalg.cholesky if jit is None else tf.function(tf.linalg.cholesky, jit_compile=jit)
+    got = f(tf.constant(x)).numpy()
+    below = np.tril(np.ones((3, 3), bool))
+    assert np.isnan(got[below]).all() and (got[~below] == 0).all()
+
+
 SINGULAR = np.array([[1.0, 2.0], [2.0, 4.0]], np.float32)
 
 

@@ -36,7 +36,7 @@ def _launch(*extra, heartbeat=10):
     return procs
 
 
-def test_data_parallel_step_across_two_processes():
+def test_data_and_model_parallel_steps_across_two_processes():
     results = []
     for p in _launch():
         out, err = p.communicate(timeout=240)
@@ -44,12 +44,18 @@ def test_data_parallel_step_across_two_processes():
         results.append(json.loads(out.strip().splitlines()[-1]))
     rng = np.random.default_rng(0)
     x, y, w0 = (rng.standard_normal(s).astype(np.float32) for s in ((8, 3), (8, 2), (3, 2)))
-    err = x @ w0 - y
-    want = w0 - 0.1 * 2 * x.T @ err / err.size   # the full-batch step on one device
+    w4_0, y4 = (rng.standard_normal(s).astype(np.float32) for s in ((3, 4), (8, 4)))
+
+    def sgd_step(w, target):   # the full-batch step on one device
+        err = x @ w - target
+        return w - 0.1 * 2 * x.T @ err / err.size
     assert sorted(r["client"] for r in results) == [0, 1]
     for r in results:
         assert (r["clients"], r["devices"], r["local"]) == (2, 4, 2)
-        np.testing.assert_allclose(r["w"], want, rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(r["w"], sgd_step(w0, y), rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(r["w_model_parallel"], sgd_step(w4_0, y4), rtol=1e-5,
+                                   atol=1e-6)
+        assert r["w_layout"] == "['unsharded', 'x']"   # the weight stayed split
 
 
 def test_a_dead_client_fails_the_other_in_bounded_time():

@@ -1,5 +1,6 @@
 """One client of test_multiprocess.py: 2 CPU devices per process, a 4-device mesh across
-both processes, one data-parallel SGD step; prints the weights (as JSON) on success.
+both processes, a data-parallel SGD step (batch split, weight replicated) and a model-parallel
+one (weight split along its output dim over all 4 devices); prints the weights (as JSON).
 With a second argument "die", client 1 exits after joining, before the step."""
 import json
 import os
@@ -32,6 +33,26 @@ def step(a, b):
 
 batch = dtensor.Layout.batch_sharded(mesh, "x", 2)
 step(dtensor.relayout(tf.constant(x), batch), dtensor.relayout(tf.constant(y), batch))
+
+w4_0, y4 = (rng.standard_normal(s).astype(np.float32) for s in ((3, 4), (8, 4)))
+w4 = dtensor.DVariable(dtensor.relayout(tf.constant(w4_0),
+                                        dtensor.Layout.inner_sharded(mesh, "x", 2)))
+
+
+@tf.function(jit_compile=True)
+def model_parallel_step(a, b):
+    with tf.GradientTape() as tape:
+        loss = tf.reduce_mean(tf.square(tf.matmul(a, w4) - b))
+    opt.apply_gradients([(tape.gradient(loss, w4), w4)])
+    return loss
+
+
+whole = dtensor.Layout.replicated(mesh, 2)
+model_parallel_step(dtensor.relayout(tf.constant(x), whole),
+                    dtensor.relayout(tf.constant(y4), whole))
 print(json.dumps({"client": dtensor.client_id(), "clients": dtensor.num_clients(),
                   "devices": mesh.size, "local": mesh.num_local_devices(),
-                  "w": w.read_value().numpy().tolist()}))
+                  "w": w.read_value().numpy().tolist(),
+                  "w_model_parallel":
+                      dtensor.relayout(w4.read_value(), whole).numpy().tolist(),
+                  "w_layout": str(dtensor.fetch_layout(w4).sharding_specs)}))

@@ -19,37 +19,31 @@ if len(sys.argv) > 1 and sys.argv[1] == "die" and dtensor.client_id() == 1:
 mesh = dtensor.create_distributed_mesh([("x", 4)], device_type="CPU")
 rng = np.random.default_rng(0)
 x, y, w0 = (rng.standard_normal(s).astype(np.float32) for s in ((8, 3), (8, 2), (3, 2)))
-w = dtensor.DVariable(dtensor.relayout(tf.constant(w0), dtensor.Layout.replicated(mesh, 2)))
-opt = tf.keras.optimizers.SGD(0.1)
-
-
-@tf.function(jit_compile=True)
-def step(a, b):
-    with tf.GradientTape() as tape:
-        loss = tf.reduce_mean(tf.square(tf.matmul(a, w) - b))
-    opt.apply_gradients([(tape.gradient(loss, w), w)])
-    return loss
-
-
-batch = dtensor.Layout.batch_sharded(mesh, "x", 2)
-step(dtensor.relayout(tf.constant(x), batch), dtensor.relayout(tf.constant(y), batch))
-
 w4_0, y4 = (rng.standard_normal(s).astype(np.float32) for s in ((3, 4), (8, 4)))
-w4 = dtensor.DVariable(dtensor.relayout(tf.constant(w4_0),
-                                        dtensor.Layout.inner_sharded(mesh, "x", 2)))
-
-
-@tf.function(jit_compile=True)
-def model_parallel_step(a, b):
-    with tf.GradientTape() as tape:
-        loss = tf.reduce_mean(tf.square(tf.matmul(a, w4) - b))
-    opt.apply_gradients([(tape.gradient(loss, w4), w4)])
-    return loss
-
-
+opt = tf.keras.optimizers.SGD(0.1)
 whole = dtensor.Layout.replicated(mesh, 2)
-model_parallel_step(dtensor.relayout(tf.constant(x), whole),
-                    dtensor.relayout(tf.constant(y4), whole))
+
+
+def sgd_step(w0, layout, batch_layout, target):
+    """One compiled SGD step of mean((x @ w - target)**2) on a DVariable `w` laid out as
+    `layout`, the batch laid out as `batch_layout`; returns the variable."""
+    w = dtensor.DVariable(dtensor.relayout(tf.constant(w0), layout))
+
+    @tf.function(jit_compile=True)
+    def step(a, b):
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_mean(tf.square(tf.matmul(a, w) - b))
+        opt.apply_gradients([(tape.gradient(loss, w), w)])
+        return loss
+    step(dtensor.relayout(tf.constant(x), batch_layout),
+         dtensor.relayout(tf.constant(target), batch_layout))
+    return w
+
+
+# data parallel: the batch split over the 4 devices, the weight replicated
+w = sgd_step(w0, whole, dtensor.Layout.batch_sharded(mesh, "x", 2), y)
+# model parallel: the weight split along its output dim over the 4 devices
+w4 = sgd_step(w4_0, dtensor.Layout.inner_sharded(mesh, "x", 2), whole, y4)
 print(json.dumps({"client": dtensor.client_id(), "clients": dtensor.num_clients(),
                   "devices": mesh.size, "local": mesh.num_local_devices(),
                   "w": w.read_value().numpy().tolist(),

@@ -29,6 +29,8 @@ a registry op, for passes that build ops. Plugins: `load_plugin(path)` and
 """
 from __future__ import annotations
 
+import importlib
+
 from .frontend import ops as _ops
 from .frontend.dispatch import apply as apply_op, convert_to_tensor
 from .frontend.gradients import GRADIENTS as _GRADIENTS
@@ -42,12 +44,31 @@ from .passes import register_pass
 from .runtime.kernels import KERNELS as _KERNELS, kernel as register_kernel
 
 __all__ = ["register_op", "register_kernel", "register_lowering", "register_gradient",
-           "register_pass", "op_function", "missing_facets", "apply_op", "convert_to_tensor",
+           "register_pass", "op_function", "missing_facets", "api_for_op", "api_names", "apply_op", "convert_to_tensor",
            "infer", "TT", "InferenceError", "DF_OPS", "load_plugin", "load_plugins"]
 
-# op name -> the API function `op_function` made for a user op (the built-in families list
-# theirs in `frontend/ops/<family>.py`'s API_FOR_OP).
+# op name -> the API function `op_function` made for a user op (the built-in ones are found
+# by `api_for_op`).
 USER_API: dict = {}
+
+# TF's namespaces an op's public function is looked for in, in this order ("" is `tf.`).
+API_NAMESPACES = ("", "math", "nn", "linalg", "random", "strings", "image", "debugging")
+_NO_API = object()
+
+
+def api_for_op(opname: str):
+    """The public name of built-in op `opname`'s API function (`"math.cumprod"`), derived
+    from the API itself: its family's `API_RENAMED` entry where the name differs from the
+    op's (None: an op only passes create), else the first of `API_NAMESPACES` holding a
+    function of the op's name. Raises KeyError when there is none."""
+    renamed = getattr(getattr(_ops, _OPS[opname].family, None), "API_RENAMED", {})
+    if opname in renamed:
+        return renamed[opname]
+    root = importlib.import_module(__package__)   # the package: its namespaces are the API
+    for ns in API_NAMESPACES:
+        if callable(getattr(getattr(root, ns) if ns else root, opname, None)):
+            return f"{ns}.{opname}" if ns else opname
+    raise KeyError(f"{opname} has no public API function")
 
 
 def op_function(opname: str, doc: str | None = None):
@@ -67,14 +88,32 @@ def op_function(opname: str, doc: str | None = None):
 
 def missing_facets(opname: str) -> list:
     """The facets op `opname` lacks, by name: "kernel", "lowering", "gradient" (unless
-    declared `differentiable=False`), "api" (an `API_FOR_OP` entry of its family or an
-    `op_function`). Empty when the op is complete."""
+    declared `differentiable=False`), "api" (`api_for_op` finds it, or an `op_function`).
+    Empty when the op is complete."""
     opdef = _OPS[opname]
-    family_api = getattr(getattr(_ops, opdef.family, None), "API_FOR_OP", {})
     present = {
         "kernel": opname in _KERNELS,
         "lowering": f"df.{opname}" in _RULES,
         "gradient": not opdef.differentiable or opname in _GRADIENTS,
-        "api": opname in family_api or opname in USER_API,
+        "api": opname in USER_API or _has_api(opname),
     }
     return [facet for facet, ok in present.items() if not ok]
+
+
+def api_names() -> dict:
+    """op name -> `api_for_op` for every built-in op that has a public function."""
+    out = {}
+    for name in _OPS:
+        try:
+            out[name] = api_for_op(name)
+        except KeyError:
+            pass
+    return out
+
+
+def _has_api(opname: str) -> bool:
+    try:
+        api_for_op(opname)
+    except KeyError:
+        return False
+    return True

@@ -14,16 +14,16 @@ import pytest
 
 import flowjit as tf
 from flowjit.errors import UnimplementedError
-from flowjit.frontend.ops import FAMILIES
+from flowjit.extend import api_for_op
 from flowjit.ir.graph import Graph
 from flowjit.ir.printing import parse_module, print_module
 from flowjit.ir.registry import OPS
 from op_samples import SAMPLES
 
 ALL = [s for op in sorted(SAMPLES) for s in SAMPLES[op]]
-# Ops without a public API (API_FOR_OP None): only passes create them, so their samples are
+# Ops without a public API (API_RENAMED None): only passes create them, so their samples are
 # checked in the optimized module instead of the traced graph.
-INTERNAL = {op for fam in FAMILIES for op, api in fam.API_FOR_OP.items() if api is None}
+INTERNAL = {op for op in SAMPLES if api_for_op(op) is None}
 # `xla` is True, "unimplemented", or the error class jit_compile raises (string tensors).
 XLA_REFUSED = [s for s in ALL if s.xla is not True]
 

@@ -7,13 +7,12 @@ lacks and where it belongs."""
 import pytest
 
 import flowjit as tf
-from flowjit.extend import missing_facets
-from flowjit.frontend import ops as api
+from flowjit.extend import api_for_op, missing_facets
 from flowjit.ir.registry import OPS
 from flowjit.runtime.kernels import KERNELS
 from op_samples import SAMPLES
 
-# Families whose ops only passes create: API_FOR_OP maps them to None.
+# Families whose ops only passes create: their API_RENAMED maps them to None.
 INTERNAL_FAMILIES = ("fused",)
 
 # facet -> where it belongs, for the failure message.
@@ -21,15 +20,9 @@ WHERE = {
     "kernel": "a NumPy kernel in runtime/kernels/{family}.py",
     "lowering": "a StableHLO rule in lowering/stablehlo/{family}.py",
     "gradient": "a gradient in frontend/gradients/{family}.py (or differentiable=False)",
-    "api": "an API_FOR_OP entry in frontend/ops/{family}.py",
+    "api": "a public function in frontend/ops/{family}.py (named like the op, or listed in its API_RENAMED)",
     "sample": "a sample in tests/op_samples.py",
 }
-
-_API = {}
-for fam in api.FAMILIES:
-    for opname, public in fam.API_FOR_OP.items():
-        _API[opname] = (fam, public)
-
 
 def _resolve(public: str):
     obj = tf
@@ -54,14 +47,12 @@ def test_op_has_every_facet(name):
     assert isinstance(opdef.differentiable, bool) and isinstance(opdef.stateful, bool)
     message = missing_message(name)
     assert not message, message
-    fam, public = _API[name]
-    assert fam.__name__.rsplit(".", 1)[-1] == opdef.family, \
-        f"{name}: declared in family {opdef.family} but its API lives in {fam.__name__}"
+    public = api_for_op(name)
     if public is None:
         # None = an internal op that passes create (remapper's fused ops); only the `fused`
         # family may have those, every other op must be reachable from the public API.
         assert opdef.family in INTERNAL_FAMILIES, \
-            f"{name}: API_FOR_OP is None but only ops of {INTERNAL_FAMILIES} may be internal"
+            f"{name}: API_RENAMED says None but only ops of {INTERNAL_FAMILIES} may be internal"
         return
     assert callable(_resolve(public)), f"{name}: API name tf.{public} does not resolve"
 
@@ -81,7 +72,8 @@ def test_a_user_op_lacking_facets_is_named_with_exactly_those(monkeypatch):
     assert missing_message("test_facets_op") == (
         "test_facets_op lacks a StableHLO rule in lowering/stablehlo/user_family.py; "
         "a gradient in frontend/gradients/user_family.py (or differentiable=False); "
-        "an API_FOR_OP entry in frontend/ops/user_family.py; a sample in tests/op_samples.py")
+        "a public function in frontend/ops/user_family.py (named like the op, or listed in its "
+        "API_RENAMED); a sample in tests/op_samples.py")
     monkeypatch.setitem(RULES, "df.test_facets_op", None)  # undone at exit
     register_lowering("test_facets_op")(lambda ctx, op, x: x)
     monkeypatch.setattr(extend, "USER_API", {})

@@ -917,14 +917,4 @@ def _shape_text(dims) -> str:
         ("," if len(dims) == 1 else "") + ")"
 
 
-API_FOR_OP = {
-    "const": "constant", "identity": "identity", "stop_gradient": "stop_gradient",
-    "reshape": "reshape", "transpose": "transpose", "expand_dims": "expand_dims",
-    "squeeze": "squeeze", "broadcast_to": "broadcast_to", "fill_like": "zeros_like",
-    "concat": "concat", "split": "split", "tile": "tile", "pad": "pad", "reverse": "reverse",
-    "slice": "slice", "strided_slice": "strided_slice", "gather": "gather",
-    "gather_nd": "gather_nd", "scatter_nd": "scatter_nd",
-    "tensor_scatter_nd_update": "tensor_scatter_nd_update",
-    "tensor_scatter_nd_add": "tensor_scatter_nd_add", "where_indices": "where",
-    "range": "range", "shape": "shape", "size": "size", "sort": "sort", "argsort": "argsort",
-}
+API_RENAMED = {"const": "constant", "fill_like": "zeros_like", "where_indices": "where"}

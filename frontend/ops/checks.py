@@ -37,4 +37,3 @@ def ensure_shape(x, shape, name=None):
     return apply("ensure_shape", (x,), {"shape": wanted.as_tuple()})
 
 
-API_FOR_OP = {"ensure_shape": "ensure_shape"}

@@ -18,6 +18,7 @@ def relayout(value, sharding_specs, mesh_axes):
                   "mesh": ",".join(f"{n}={s}" for n, s in mesh_axes)})
 
 
-EXPORTS: dict = {}
-API_FOR_OP = {"all_reduce": "distribute.ReplicaContext.all_reduce",
-              "relayout": "experimental.dtensor.relayout"}
+API_RENAMED = {
+    "all_reduce": "distribute.ReplicaContext.all_reduce",
+    "relayout": "experimental.dtensor.relayout",
+}

@@ -113,5 +113,3 @@ def _check_concrete(v, rng):
                                           "Histogram values must not contain NaN")
 
 
-API_FOR_OP = {"unique": "unique", "unique_with_counts": "unique_with_counts",
-              "bincount": "math.bincount", "searchsorted": "searchsorted"}

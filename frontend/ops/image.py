@@ -125,4 +125,3 @@ def adjust_contrast(images, contrast_factor):
     return _from_float(_m.add(_m.multiply(_m.subtract(f, mean), factor), mean), x.dtype)
 
 
-API_FOR_OP = {}

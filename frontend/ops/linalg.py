@@ -194,7 +194,7 @@ def cholesky(input, name=None):  # noqa: A002
     return apply("cholesky", (convert_to_tensor(input),))
 
 
-API_FOR_OP = {"matmul": "matmul", "tensordot": "tensordot", "einsum": "einsum",
-              "top_k": "math.top_k", "matrix_inverse": "linalg.inv",
-              "matrix_determinant": "linalg.det", "matrix_solve": "linalg.solve",
-              "cholesky": "linalg.cholesky"}
+API_RENAMED = {
+    "matrix_inverse": "linalg.inv", "matrix_determinant": "linalg.det",
+    "matrix_solve": "linalg.solve",
+}

@@ -224,4 +224,4 @@ def check_numerics(tensor, message, name=None):
     return x
 
 
-API_FOR_OP = {"print": "print", "assert": "debugging.Assert"}
+API_RENAMED = {"assert": "debugging.Assert"}

@@ -253,29 +253,8 @@ def complex(real, imag, name=None):  # noqa: A001  (TF's name)
     return apply("complex", (re, im))
 
 
-_ELEMENTWISE = [
-    "add", "subtract", "multiply", "divide", "truediv", "floordiv", "floormod", "mod", "pow",
-    "negative", "abs", "sign", "square", "sqrt", "rsqrt", "exp", "expm1", "log", "log1p",
-    "sin", "cos", "tan", "tanh", "sigmoid", "erf", "softplus", "maximum", "minimum",
-    "reciprocal", "round", "floor", "ceil", "equal", "not_equal", "less", "less_equal",
-    "greater", "greater_equal", "logical_and", "logical_or", "logical_not", "logical_xor",
-    "where", "add_n", "clip_by_value", "is_nan", "is_finite", "cast", "saturate_cast",
-    "scalar_mul", "squared_difference", "real", "imag", "conj",
-]
-API_FOR_OP = {
-    "neg": "math.negative", "abs": "math.abs", "sign": "math.sign", "square": "math.square",
-    "sqrt": "math.sqrt", "rsqrt": "math.rsqrt", "exp": "math.exp", "expm1": "math.expm1",
-    "log": "math.log", "log1p": "math.log1p", "sin": "math.sin", "cos": "math.cos",
-    "tan": "math.tan", "tanh": "math.tanh", "sigmoid": "math.sigmoid", "erf": "math.erf",
-    "softplus": "math.softplus", "reciprocal": "math.reciprocal", "round": "math.round",
-    "floor": "math.floor", "ceil": "math.ceil", "logical_not": "math.logical_not",
-    "is_nan": "math.is_nan", "is_finite": "math.is_finite", "add": "math.add",
-    "sub": "math.subtract", "mul": "math.multiply", "div": "math.divide",
-    "floordiv": "math.floordiv", "floormod": "math.floormod", "pow": "math.pow",
-    "maximum": "math.maximum", "minimum": "math.minimum", "logical_and": "math.logical_and",
-    "logical_or": "math.logical_or", "equal": "math.equal", "not_equal": "math.not_equal",
-    "less": "math.less", "less_equal": "math.less_equal", "greater": "math.greater",
-    "greater_equal": "math.greater_equal", "select": "where", "add_n": "math.add_n",
-    "cast": "cast", "clip_by_value": "clip_by_value", "real": "math.real",
-    "imag": "math.imag", "conj": "math.conj", "complex": "complex",
+
+API_RENAMED = {
+    "neg": "math.negative", "sub": "math.subtract", "mul": "math.multiply", "div": "math.divide",
+    "select": "where",
 }

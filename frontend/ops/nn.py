@@ -513,13 +513,4 @@ def embedding_lookup(params, ids, max_norm=None, name=None):
     return clip_by_norm(out, max_norm, axes=list(range(ids.shape.rank, out.shape.rank)))
 
 
-API_FOR_OP = {
-    "relu": "nn.relu", "relu6": "nn.relu6", "leaky_relu": "nn.leaky_relu", "elu": "nn.elu",
-    "selu": "nn.selu", "gelu": "nn.gelu", "softmax": "nn.softmax",
-    "log_softmax": "nn.log_softmax", "bias_add": "nn.bias_add", "conv2d": "nn.conv2d",
-    "depthwise_conv2d": "nn.depthwise_conv2d", "conv2d_transpose": "nn.conv2d_transpose",
-    "max_pool": "nn.max_pool2d", "avg_pool": "nn.avg_pool2d",
-    "sparse_softmax_cross_entropy_with_logits": "nn.sparse_softmax_cross_entropy_with_logits",
-    "softmax_cross_entropy_with_logits": "nn.softmax_cross_entropy_with_logits",
-    "l2_loss": "nn.l2_loss",
-}
+API_RENAMED = {"max_pool": "nn.max_pool2d", "avg_pool": "nn.avg_pool2d"}

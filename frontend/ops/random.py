@@ -241,9 +241,8 @@ def stateless_uniform(shape, seed, minval=0, maxval=None, dtype=D.float32, name=
     return _uniform_float(rnd, minval, maxval, dt)
 
 
-API_FOR_OP = {
-    "random_uniform": "random.uniform",
-    "random_uniform_int": "random.uniform",
+API_RENAMED = {
+    "random_uniform": "random.uniform", "random_uniform_int": "random.uniform",
     "random_standard_normal": "random.normal",
     "random_truncated_normal": "random.truncated_normal",
     "stateless_random_uniform": "random.stateless_uniform",

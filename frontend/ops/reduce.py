@@ -208,9 +208,3 @@ def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None):  # noqa:
     return _m.pow(total, _m.reciprocal(p))
 
 
-API_FOR_OP = {
-    "reduce_sum": "reduce_sum", "reduce_mean": "reduce_mean", "reduce_max": "reduce_max",
-    "reduce_min": "reduce_min", "reduce_prod": "reduce_prod", "reduce_any": "reduce_any",
-    "reduce_all": "reduce_all", "argmax": "argmax", "argmin": "argmin", "cumsum": "cumsum",
-    "cumprod": "math.cumprod",
-}

@@ -123,4 +123,3 @@ def gradient_call(op, upstream):
     return py_function(replay, xs + list(upstream), [x.dtype for x in xs])
 
 
-API_FOR_OP = {"py_function": "py_function", "numpy_function": "numpy_function"}

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import operator
 
-from ...ir.ops.segment import SORTED, UNSORTED
 from ..dispatch import apply, convert_to_tensor
 
 
@@ -53,4 +52,3 @@ unsorted_segment_sum = _unsorted("unsorted_segment_sum", "Sum of the rows of `da
 unsorted_segment_max = _unsorted("unsorted_segment_max", "Maximum of the rows per segment "
                                  "id; an empty segment holds the dtype's lowest value.")
 
-API_FOR_OP = {name: f"math.{name}" for name in SORTED + UNSORTED}

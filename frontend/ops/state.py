@@ -2,9 +2,7 @@
 tracing, those methods record these ops."""
 from __future__ import annotations
 
-API_FOR_OP = {
-    "read_variable": "Variable.read_value",
-    "assign_variable": "Variable.assign",
-    "assign_add_variable": "Variable.assign_add",
-    "assign_sub_variable": "Variable.assign_sub",
+API_RENAMED = {
+    "read_variable": "Variable.read_value", "assign_variable": "Variable.assign",
+    "assign_add_variable": "Variable.assign_add", "assign_sub_variable": "Variable.assign_sub",
 }

@@ -104,11 +104,9 @@ def substr(input, pos, len, unit="BYTE", name=None):  # noqa: A002
         len, Tensor) else len), {"unit": unit})
 
 
-API_FOR_OP = {
+API_RENAMED = {
     "string_length": "strings.length", "string_upper": "strings.upper",
     "string_lower": "strings.lower", "string_strip": "strings.strip",
-    "regex_full_match": "strings.regex_full_match", "string_join": "strings.join",
-    "reduce_join": "strings.reduce_join", "string_split": "strings.split",
-    "string_format": "strings.format", "as_string": "strings.as_string",
-    "string_to_number": "strings.to_number", "substr": "strings.substr",
+    "string_join": "strings.join", "string_split": "strings.split",
+    "string_format": "strings.format", "string_to_number": "strings.to_number",
 }

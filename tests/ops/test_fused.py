@@ -202,5 +202,5 @@ def test_fused_errors_from_the_unfused_ops():
 
 def test_fused_ops_have_no_public_api():
     from flowjit.frontend.ops import fused
-    assert fused.API_FOR_OP == {"fused_matmul": None, "fused_conv2d": None}
+    assert fused.API_RENAMED == {"fused_matmul": None, "fused_conv2d": None}
     assert not hasattr(tf.nn, "fused_matmul") and not hasattr(tf, "fused_conv2d")

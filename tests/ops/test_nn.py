@@ -19,7 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import flowjit as tf
-from flowjit.frontend.ops import nn as nn_api
+from flowjit.extend import api_for_op
 from flowjit.ir import registry
 from flowjit.ir.errors import InvalidArgumentError, UnimplementedError
 from flowjit.ir.registry import TT
@@ -938,7 +938,7 @@ def test_every_nn_op_has_kernel_and_api():
     assert ops
     for o in ops:
         assert o.name in KERNELS, o.name
-        ns, _, public = nn_api.API_FOR_OP[o.name].rpartition(".")
+        ns, _, public = api_for_op(o.name).rpartition(".")
         assert hasattr(getattr(tf, ns) if ns else tf, public), o.name
 
 

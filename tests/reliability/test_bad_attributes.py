@@ -1,5 +1,5 @@
 """The bad-input sweep's attribute roles: every public function (from the families'
-API_FOR_OP, so a new op joins automatically) with an `axis`, a shape-like or a `seed`
+`flowjit.extend.api_names()`, so a new op joins automatically) with an `axis`, a shape-like or a `seed`
 parameter, called with a bad value of it in eager mode, traced, and under XLA. TF 2.21 refuses
 each of these values (InvalidArgumentError / ValueError / TypeError naming the op); flowjit
 must raise one of TF's classes naming the op or the user's line, never accept the value
@@ -14,7 +14,7 @@ import pytest
 
 import flowjit as tf
 from flowjit.errors import OpError
-from flowjit.frontend.ops import FAMILIES
+from flowjit.extend import api_names
 
 CLEAR = (ValueError, TypeError, NotImplementedError, OpError)
 BAD = {
@@ -34,14 +34,14 @@ def _public(name):
     return obj
 
 
-# Public compositions (no API_FOR_OP entry of their own) that take shapes.
+# Public compositions (no op of their own) that take shapes.
 COMPOSITIONS = ["zeros", "ones", "fill", "random.stateless_uniform", "random.stateless_normal"]
 
 
 def _cases():
     """(api name, parameter, bad value) for every public function taking such a parameter."""
     seen, out = set(), []
-    publics = sorted({p for fam in FAMILIES for p in fam.API_FOR_OP.values() if p})
+    publics = sorted({p for p in api_names().values() if p})
     for public in publics + COMPOSITIONS:
         if True:
             fn = _public(public)
@@ -98,5 +98,4 @@ def test_bad_attribute_is_refused_clearly(public, param, tensor_param, value, mo
         _call(public, param, tensor_param, value, mode)
     msg = str(info.value)
     assert public.rsplit(".", 1)[-1] in msg or "test_bad_attributes.py" in msg or \
-        any(op in msg for fam in FAMILIES for op, p in fam.API_FOR_OP.items()
-            if p == public), msg
+        any(op in msg for op, p in api_names().items() if p == public), msg

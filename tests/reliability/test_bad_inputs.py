@@ -21,7 +21,7 @@ import pytest
 
 import flowjit as tf
 from flowjit.errors import OpError
-from flowjit.frontend.ops import FAMILIES
+from flowjit.extend import api_names
 from op_samples import SAMPLES
 
 CLEAR = (ValueError, TypeError, NotImplementedError, OpError)
@@ -40,7 +40,7 @@ MAY_PASS = {
 }
 # Ops whose TF API takes any Python object for these arguments (tf.print prints None).
 ACCEPTS_ANY = {"print"}
-API = {op: public for fam in FAMILIES for op, public in fam.API_FOR_OP.items()}
+API = api_names()
 FIRST = [ss[0] for _, ss in sorted(SAMPLES.items()) if API.get(ss[0].op)
          and ss[0].reset is None and ss[0].deterministic and ss[0].op not in ACCEPTS_ANY]
 TESTS_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

@@ -103,9 +103,8 @@ class Function:
             plain = tuple([(a._dtype.name, a._value.shape) for a in args if type(a) is Tensor])
             if len(plain) == len(args):
                 cf = self._cache.get(plain)
-                if cf is None:
-                    cf = self._concrete_for((tuple, tuple([
-                        (trace_type.TENSOR, a._dtype, a._value.shape) for a in args])), args)
+                if cf is None:   # the trace type from the one function that builds it
+                    cf = self._concrete_for(trace_type.key_and_flat(args, []), args)
                     self._remember(plain, cf)
                 elif self._consecutive_traces:
                     self._note_call(False)

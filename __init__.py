@@ -61,4 +61,8 @@ from . import (autodiff, autograph, config, debugging, distribute, dtypes, error
 _operators.install(Tensor)
 _operators.install(Variable)
 
+# Top-level names marked `tf_export("<name>")` where they are defined (frontend/export.py).
+from .frontend.export import install as _install_exports
+_install_exports(globals(), "")
+
 __version__ = "0.1.0"

@@ -7,3 +7,6 @@ from flowjit.frontend.ops.logging import (
     assert_near, assert_non_negative, assert_none_equal, assert_positive, assert_rank,
     assert_shapes, check_numerics)
 from flowjit.frontend.ops.checks import ensure_shape
+
+from flowjit.frontend.export import install as _install
+_install(globals(), "debugging")

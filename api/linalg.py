@@ -7,3 +7,6 @@ from flowjit.frontend.ops.reduce import norm
 from flowjit.frontend.ops.linalg import (
     band_part, cholesky, det, einsum, inv, matmul, solve, tensordot)
 from flowjit.frontend.ops.array import eye
+
+from flowjit.frontend.export import install as _install
+_install(globals(), "linalg")

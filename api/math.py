@@ -17,3 +17,6 @@ from flowjit.frontend.ops.nn import l2_normalize, log_softmax, softmax
 from flowjit.frontend.ops.segment import (
     segment_max, segment_mean, segment_sum, unsorted_segment_max, unsorted_segment_sum)
 from flowjit.frontend.ops.counting import bincount
+
+from flowjit.frontend.export import install as _install
+_install(globals(), "math")

@@ -10,3 +10,6 @@ from flowjit.frontend.ops.nn import (
     l2_normalize, leaky_relu, log_softmax, max_pool, max_pool1d, max_pool2d, max_pool3d, moments,
     relu, relu6, selu, sigmoid_cross_entropy_with_logits, silu, softmax,
     softmax_cross_entropy_with_logits, sparse_softmax_cross_entropy_with_logits, swish)
+
+from flowjit.frontend.export import install as _install
+_install(globals(), "nn")

@@ -1,0 +1,65 @@
+"""TF's public names, marked where they are defined (TF's `@tf_export`).
+
+    @tf_export("math.sigmoid", "nn.sigmoid", "sigmoid")
+    def sigmoid(x, name=None): ...
+
+    tf_export("bitwise.invert")(invert)        # an object defined elsewhere, or a class
+
+A name is `"<namespace>.<name>"` with the namespace's dots (`"experimental.numpy.abs"`), or a
+bare `"<name>"` for the top level. The namespace modules in `api/` (and the package's
+`__init__.py` for the top level) call `install(globals(), "<namespace>")`, which loads every
+op family's API module and binds every name exported into that namespace, so a new public
+function touches only the file that defines it. Exporting one name twice with different
+objects raises at import: two definitions would otherwise silently shadow each other.
+"""
+from __future__ import annotations
+
+import importlib
+
+# namespace ("" is the top level) -> public name -> object
+EXPORTS: dict[str, dict[str, object]] = {}
+
+# Modules whose import runs the `tf_export` marks of the public functions (the op families'
+# API modules; other frontend modules export from their own definitions when imported).
+EXPORTING_PACKAGES = ("flowjit.frontend.ops",)
+
+
+def _split(public: str) -> tuple[str, str]:
+    ns, _, name = public.rpartition(".")
+    return ns, name
+
+
+def tf_export(*public_names: str):
+    """Mark an object as public under each of `public_names` (see the module doc)."""
+    if not public_names:
+        raise TypeError("tf_export needs at least one public name")
+
+    def mark(obj):
+        for public in public_names:
+            ns, name = _split(public)
+            table = EXPORTS.setdefault(ns, {})
+            if table.get(name, obj) is not obj:
+                raise ValueError(f"tf_export: '{public}' is already exported as "
+                                 f"{table[name]!r}; not also as {obj!r}")
+            table[name] = obj
+        return obj
+    return mark
+
+
+def exported(namespace: str) -> dict[str, object]:
+    """The names exported into `namespace` ("" for the top level), after loading every
+    exporting module."""
+    for pkg in EXPORTING_PACKAGES:
+        importlib.import_module(pkg)
+    return dict(EXPORTS.get(namespace, {}))
+
+
+def install(namespace_globals: dict, namespace: str) -> None:
+    """Bind every name exported into `namespace` in a namespace module's globals. A name the
+    module already binds to another object is an error (the module would shadow the export)."""
+    for name, obj in exported(namespace).items():
+        have = namespace_globals.get(name, obj)
+        if have is not obj:
+            raise ValueError(f"namespace '{namespace or 'tf'}': '{name}' is exported as "
+                             f"{obj!r} but the namespace module binds {have!r}")
+        namespace_globals[name] = obj

@@ -19,15 +19,18 @@ graph executor, XLA (per concrete shape, so `None` dims stay polymorphic) and Gr
 """
 from __future__ import annotations
 
+import ctypes
 import json
 import os
 import re
+import shutil
+import tempfile
 
 import numpy as np
 
 from ..ir import dtypes as D
-from ..ir.errors import DataLossError
-from ..runtime import safetensors
+from ..ir.errors import DataLossError, InvalidArgumentError, UnimplementedError
+from ..runtime import safe_files, safetensors
 from . import checkpoint, module as module_lib, nest, trace_type
 from .concrete_function import ConcreteFunction, specs_of
 from .function import Function
@@ -124,8 +127,9 @@ def _concretes(fn: Function) -> list:
 
 
 class _Saver:
-    def __init__(self, root, export_dir):
+    def __init__(self, root, export_dir, debug_info):
         self.dir = export_dir
+        self.debug_info = debug_info
         self.variables, _ = checkpoint._graph_of(root)
         self.key_of = {id(v): k for k, v in self.variables.items()}
         self.functions: dict = {}        # fid -> manifest entry
@@ -174,7 +178,8 @@ class _Saver:
                 name = f"{fid}/{i}"
                 self.constants[name] = np.asarray(c._value)
                 captures.append({"constant": name})
-        _write(self.dir, f"functions/{fid}.mlir", print_module(cf.dataflow_module()).encode())
+        _write(self.dir, f"functions/{fid}.mlir",
+               print_module(cf.dataflow_module(), debuginfo=self.debug_info).encode())
         self.functions[fid] = {
             "name": cf.name, "arg_names": list(cf._arg_names),
             "input_key": _key_to_json(cf._key), "outputs": _structure_to_json(cf._structure),
@@ -183,7 +188,8 @@ class _Saver:
         return fid
 
     def artifact(self, cf, fid):
-        """The portable StableHLO of a function whose shapes are all static, else None."""
+        """The portable StableHLO of a function whose shapes are all static and which XLA can
+        compile, else None (string ops, `py_function`: the df text still runs them)."""
         from ..lowering.stablehlo import lower_module, portable
         from ..ir.importer import import_graph
         from ..ir.specialize import specialize
@@ -192,7 +198,10 @@ class _Saver:
                    None not in getattr(t, "value", t).shape for t in types):
             return None
         module = cf._optimize(import_graph(specialize(cf.graph, types), cf.name), {})
-        lowered = lower_module(module, cf.name, donate=False)
+        try:
+            lowered = lower_module(module, cf.name, donate=False)
+        except (InvalidArgumentError, UnimplementedError):   # XLA refuses: no artifact
+            return None
         _write(self.dir, f"functions/{fid}.stablehlo", portable.serialize(lowered.module))
         return {"file": f"functions/{fid}.stablehlo", "version": portable.target_version(),
                 "num_results": lowered.num_results, "written_args": lowered.written_args,
@@ -202,8 +211,13 @@ class _Saver:
 
 def _write(folder, rel, data: bytes):
     path = os.path.join(folder, rel)
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    safetensors.atomic_write(path, data)
+    _makedirs(os.path.dirname(path))
+    safe_files.atomic_write(path, data)
+
+
+def _makedirs(folder):
+    if not os.path.isdir(folder):
+        os.makedirs(folder, mode=safe_files.dir_mode())
 
 
 def _signature_inputs(cf, fn):
@@ -246,20 +260,98 @@ def _signature_entries(saver, signatures, functions):
     return out
 
 
+class SaveOptions:
+    """TF's `tf.saved_model.SaveOptions`: `save_debug_info=True` keeps the source locations
+    (`loc(...)`, absolute paths of the saving machine) in the saved df text."""
+
+    def __init__(self, save_debug_info=False):
+        self.save_debug_info = bool(save_debug_info)
+
+
+_OWN_ENTRIES = {MANIFEST, "variables", "functions"}
+
+
+def _check_replaceable(export_dir):
+    """A save replaces the whole folder, so it may hold only a SavedModel's own entries."""
+    if not os.path.lexists(export_dir):
+        return
+    if not os.path.isdir(export_dir) or os.path.islink(export_dir):
+        raise ValueError(f"saved_model.save: {export_dir} exists and is not a directory")
+    foreign = sorted(set(os.listdir(export_dir)) - _OWN_ENTRIES)
+    if foreign:
+        raise ValueError(f"saved_model.save: {export_dir} holds files that are not part of a "
+                         f"SavedModel ({', '.join(foreign[:5])}); a save replaces the whole "
+                         f"folder, so save into an empty or new one")
+
+
+_RENAME_EXCHANGE = 2
+
+
+def _exchange(a, b) -> bool:
+    """Swap two paths atomically (Linux renameat2); False where the system cannot."""
+    try:
+        renameat2 = ctypes.CDLL(None, use_errno=True).renameat2
+    except (AttributeError, OSError):
+        return False
+    at_cwd = -100
+    if renameat2(at_cwd, os.fsencode(a), at_cwd, os.fsencode(b), _RENAME_EXCHANGE) == 0:
+        return True
+    err = ctypes.get_errno()
+    if err in (22, 38, 95):   # EINVAL, ENOSYS, EOPNOTSUPP: not supported here
+        return False
+    raise OSError(err, os.strerror(err), b)
+
+
+def _swap_in(new, export_dir):
+    """Make the complete folder `new` the SavedModel at `export_dir` in one step, so a kill
+    leaves the old model or the new one; the old one is deleted after."""
+    parent = os.path.dirname(os.path.abspath(export_dir))
+    empty = os.path.isdir(export_dir) and not os.listdir(export_dir)
+    if not os.path.lexists(export_dir) or empty:
+        os.rename(new, export_dir)          # a rename onto an empty folder replaces it
+    elif _exchange(new, export_dir):
+        shutil.rmtree(new)                  # `new` now holds the old model
+    else:   # no atomic swap: a kill between these renames leaves the old model aside
+        old = new.removesuffix(".tmp") + ".old.tmp"
+        os.rename(export_dir, old)
+        os.rename(new, export_dir)
+        shutil.rmtree(old)
+    safe_files.fsync_dir(parent)
+
+
 def save(obj, export_dir, signatures=None, options=None):
-    """TF's `tf.saved_model.save(obj, export_dir, signatures=None)`."""
-    export_dir = os.fspath(export_dir)
-    os.makedirs(export_dir, exist_ok=True)
-    saver = _Saver(obj, export_dir)
+    """TF's `tf.saved_model.save(obj, export_dir, signatures=None, options=None)`. The model
+    is written into a fresh temporary folder next to `export_dir` and swapped in whole; a
+    failed save leaves nothing behind."""
+    export_dir = os.path.normpath(os.fspath(export_dir))
+    parent = os.path.dirname(os.path.abspath(export_dir))
+    _makedirs(parent)
+    _check_replaceable(export_dir)
+    safe_files.remove_stale_temps(parent, (os.path.basename(export_dir) + ".",))
+    staging = tempfile.mkdtemp(dir=parent, prefix=safe_files.temp_prefix(export_dir),
+                               suffix=".tmp")
+    try:
+        os.chmod(staging, safe_files.dir_mode())
+        _write_model(obj, staging, signatures, options or SaveOptions())
+        _swap_in(staging, export_dir)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+
+
+def _write_model(obj, folder, signatures, options):
+    saver = _Saver(obj, folder, options.save_debug_info)
     tree = saver.tree(obj, set())
     sigs = _signature_entries(saver, signatures, _functions_of(obj))
-    os.makedirs(os.path.join(export_dir, "variables"), exist_ok=True)
-    checkpoint.write_values(os.path.join(export_dir, VARIABLES), saver.variables,
+    _makedirs(os.path.join(folder, "variables"))
+    checkpoint.write_values(os.path.join(folder, VARIABLES), saver.variables,
                             {"saved_model": True})
-    _write(export_dir, CAPTURES, safetensors.dumps(saver.constants))
+    safetensors.write(os.path.join(folder, CAPTURES), saver.constants)
     manifest = {"format": _FORMAT, "root": tree, "functions": saver.functions,
                 "signatures": sigs}
-    _write(export_dir, MANIFEST, json.dumps(manifest, indent=1).encode())
+    _write(folder, MANIFEST, json.dumps(manifest, indent=1).encode())
+    for sub in ("variables", "functions", ""):
+        safe_files.fsync_dir(os.path.join(folder, sub))
 
 
 # --- loading ----------------------------------------------------------------------------------

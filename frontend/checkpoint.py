@@ -114,14 +114,20 @@ def _held_value(handle):
         return np.asarray(handle.value)
 
 
-def write_values(path: str, variables: dict, object_graph: dict) -> None:
+def write_values(path: str, variables: dict, object_graph: dict) -> int:
+    """Write a checkpoint file; returns its header's CRC32C."""
     tensors = {k: _held_value(v._handle) for k, v in variables.items()}
-    safetensors.write(path, tensors, {"format": _FORMAT,
+    return safetensors.write(path, tensors, {"format": _FORMAT,
                                       "object_graph": json.dumps(object_graph)})
 
 
 def read_values(path: str) -> dict:
     """{key: ndarray} of a checkpoint file; NotFoundError / DataLossError as TF."""
+    return read_file(path)[0]
+
+
+def read_file(path: str) -> tuple[dict, dict]:
+    """({key: ndarray}, metadata) of a checkpoint file, checked."""
     if not os.path.isfile(path):
         raise NotFoundError(
             None, None, f"Error when restoring from checkpoint or SavedModel at "
@@ -138,7 +144,7 @@ def read_values(path: str) -> dict:
                                         f"missing (the file is corrupted)")
     if "object_graph" in meta:
         _check_object_graph(meta["object_graph"], path)
-    return tensors
+    return tensors, meta
 
 
 def _check_object_graph(text, path):
@@ -329,20 +335,13 @@ def _state_error(folder, why):
                                      f"{os.path.join(folder or '.', _STATE_FILE)} {why}")
 
 
-def _inside(folder, name, state_folder) -> str:
-    """`folder/name` for a checkpoint named in a state file, refused unless it stays inside
-    `folder` (no absolute paths, no `..`, no symlinked escape): a state file must not make a
-    reader open, or a manager delete, files elsewhere."""
-    if not isinstance(name, str) or not name or os.path.isabs(name) or \
-            ".." in re.split(r"[\\/]", name) or "\0" in name:
-        raise _state_error(state_folder, f"names the checkpoint {name!r}, which is not a "
-                                         f"relative path inside {folder or '.'}")
-    path = os.path.join(folder, name)
-    real, root = os.path.realpath(path), os.path.realpath(folder or ".")
-    if os.path.commonpath([real, root]) != root:
-        raise _state_error(state_folder, f"names the checkpoint {name!r}, which resolves "
-                                         f"outside {folder or '.'}")
-    return path
+def _inside(folder, name) -> str:
+    """`folder/name` for a checkpoint named in a state file: a state file must not make a
+    reader open, or a manager delete, files outside its folder."""
+    try:
+        return safe_files.resolve_inside(folder, name)
+    except ValueError as e:
+        raise _state_error(folder, f"names the checkpoint {e}") from None
 
 
 def _read_state(folder) -> dict | None:
@@ -361,8 +360,8 @@ def _read_state(folder) -> dict | None:
     if not isinstance(names, list) or not (latest is None or isinstance(latest, str)):
         raise _state_error(folder, "is malformed: model_checkpoint_path must be a string and "
                                    "all_model_checkpoint_paths a list of strings")
-    return {"model_checkpoint_path": None if latest is None else _inside(folder, latest, folder),
-            "all_model_checkpoint_paths": [_inside(folder, n, folder) for n in names]}
+    return {"model_checkpoint_path": None if latest is None else _inside(folder, latest),
+            "all_model_checkpoint_paths": [_inside(folder, n) for n in names]}
 
 
 def _write_state(folder, paths):

@@ -26,12 +26,13 @@ import re
 import shutil
 import tempfile
 
+import google_crc32c
 import numpy as np
 
 from ..ir import dtypes as D
-from ..ir.errors import DataLossError, InvalidArgumentError, UnimplementedError
+from ..ir.errors import InvalidArgumentError, UnimplementedError
 from ..runtime import safe_files, safetensors
-from . import checkpoint, module as module_lib, nest, trace_type
+from . import checkpoint, module as module_lib, nest, saved_model_files as files, trace_type
 from .concrete_function import ConcreteFunction, specs_of
 from .function import Function
 from .function_call import match_spec
@@ -40,10 +41,9 @@ from .specs import TensorSpec
 from .tensor import Tensor
 from .variables import Variable
 
-MANIFEST = "saved_model.json"
-VARIABLES = os.path.join("variables", "variables" + checkpoint.SUFFIX)
-CAPTURES = os.path.join("functions", "captures.safetensors")
-_FORMAT = "flowjit.saved_model/1"
+MANIFEST = files.MANIFEST
+VARIABLES = "variables/variables" + checkpoint.SUFFIX
+CAPTURES = "functions/captures.safetensors"
 
 
 # --- JSON forms of trace types and output structures ---------------------------------------
@@ -64,7 +64,11 @@ def _key_to_json(key):
 def _key_from_json(j):
     (tag, v), = j.items()
     if tag == "tensor":
-        return (trace_type.TENSOR, D.as_dtype(v[0]), None if v[1] is None else tuple(v[1]))
+        dtype, shape = v
+        if shape is not None and not all(d is None or type(d) is int and d >= 0
+                                         for d in shape):
+            raise ValueError(f"bad tensor shape {shape!r}")
+        return (trace_type.TENSOR, D.as_dtype(dtype), None if shape is None else tuple(shape))
     if tag == "dict":
         keys = tuple(k for k, _ in v)
         return ((dict, keys), tuple(_key_from_json(c) for _, c in v))
@@ -96,7 +100,7 @@ def _structure_to_json(s):
 
 def _structure_from_json(j):
     (tag, v), = j.items()
-    if tag == "out" and isinstance(v, int):
+    if tag == "out" and type(v) is int and v >= 0:
         return ("out", v)
     if tag == "py" and v is None:
         return ("py", None)
@@ -135,6 +139,11 @@ class _Saver:
         self.functions: dict = {}        # fid -> manifest entry
         self.fid_of: dict = {}           # id(ConcreteFunction) -> fid
         self.constants: dict = {}        # tensor name -> ndarray
+        self.checksums: dict = {}        # file -> CRC32C (a safetensors file's: its header's)
+
+    def write(self, rel, data: bytes):
+        _write(self.dir, rel, data)
+        self.checksums[rel] = google_crc32c.value(data)
 
     def tree(self, obj, seen):
         if isinstance(obj, Variable):
@@ -178,8 +187,8 @@ class _Saver:
                 name = f"{fid}/{i}"
                 self.constants[name] = np.asarray(c._value)
                 captures.append({"constant": name})
-        _write(self.dir, f"functions/{fid}.mlir",
-               print_module(cf.dataflow_module(), debuginfo=self.debug_info).encode())
+        self.write(f"functions/{fid}.mlir",
+                   print_module(cf.dataflow_module(), debuginfo=self.debug_info).encode())
         self.functions[fid] = {
             "name": cf.name, "arg_names": list(cf._arg_names),
             "input_key": _key_to_json(cf._key), "outputs": _structure_to_json(cf._structure),
@@ -202,7 +211,7 @@ class _Saver:
             lowered = lower_module(module, cf.name, donate=False)
         except (InvalidArgumentError, UnimplementedError):   # XLA refuses: no artifact
             return None
-        _write(self.dir, f"functions/{fid}.stablehlo", portable.serialize(lowered.module))
+        self.write(f"functions/{fid}.stablehlo", portable.serialize(lowered.module))
         return {"file": f"functions/{fid}.stablehlo", "version": portable.target_version(),
                 "num_results": lowered.num_results, "written_args": lowered.written_args,
                 # trailing uint32[4] inputs (key, first block) of its stateful random ops
@@ -344,11 +353,14 @@ def _write_model(obj, folder, signatures, options):
     tree = saver.tree(obj, set())
     sigs = _signature_entries(saver, signatures, _functions_of(obj))
     _makedirs(os.path.join(folder, "variables"))
-    checkpoint.write_values(os.path.join(folder, VARIABLES), saver.variables,
-                            {"saved_model": True})
-    safetensors.write(os.path.join(folder, CAPTURES), saver.constants)
-    manifest = {"format": _FORMAT, "root": tree, "functions": saver.functions,
-                "signatures": sigs}
+    saver.checksums[VARIABLES] = checkpoint.write_values(
+        os.path.join(folder, VARIABLES), saver.variables, {"saved_model": True})
+    saver.checksums[CAPTURES] = safetensors.write(os.path.join(folder, CAPTURES),
+                                                  saver.constants)
+    manifest = {"format": f"{files.FORMAT}{files.VERSION}", "root": tree,
+                "functions": saver.functions, "signatures": sigs,
+                "checksums": saver.checksums}
+    manifest["checksum"] = files.manifest_checksum(manifest)
     _write(folder, MANIFEST, json.dumps(manifest, indent=1).encode())
     for sub in ("variables", "functions", ""):
         safe_files.fsync_dir(os.path.join(folder, sub))
@@ -468,10 +480,10 @@ class _Loader:
     def __init__(self, export_dir, jit_compile):
         self.dir = export_dir
         self.jit_compile = jit_compile
-        self.manifest = _read_json(export_dir)
-        values = checkpoint.read_values(os.path.join(export_dir, VARIABLES))
-        self.values = values
-        self.constants = _read_tensors(export_dir, CAPTURES)
+        self.manifest, version = files.read_manifest(export_dir)
+        self.files = files.Files(export_dir, self.manifest, version)
+        self.values = self.files.tensors(VARIABLES, checkpoint.read_file)
+        self.constants = self.files.tensors(CAPTURES, safetensors.read)
         self.variables: dict = {}      # checkpoint key -> Variable
         self.functions: dict = {}      # fid -> ConcreteFunction
 
@@ -513,33 +525,47 @@ class _Loader:
             return cf
         from ..ir.exporter import export_graph
         from ..ir.printing import parse_module
-        entry = self.manifest["functions"].get(fid)
+        entry = self.manifest["functions"].get(fid) if isinstance(fid, str) else None
         if entry is None or not re.fullmatch(r"fn_[0-9]+", fid):   # names a file: no paths
             _corrupt(self.dir, f"unknown function {fid!r}")
-        path = os.path.join(self.dir, "functions", f"{fid}.mlir")
+        rel = f"functions/{fid}.mlir"
+        text = self.files.read(rel)
         try:
-            with open(path, encoding="utf-8") as f:
-                module = parse_module(f.read())
+            module = parse_module(text.decode("utf-8"))
             module.verify()
-            graph = export_graph(module, entry["name"], new_graph=FuncGraph)
-            key = _key_from_json(entry["input_key"])
-            structure = _structure_from_json(entry["outputs"])
-        except OSError as e:
-            raise OSError(f"SavedModel at {self.dir}: cannot read {path}: {e}") from None
         except Exception as e:   # parse and verify errors of a tampered or foreign file
-            _corrupt(self.dir, f"functions/{fid}.mlir is not a valid df function: {e}")
+            _corrupt(self.dir, f"{rel} is not a valid df function: {e}")
+        _refuse_python_calls(self.dir, rel, module)
+        try:
+            graph = export_graph(module, entry["name"], new_graph=FuncGraph)
+        except Exception as e:
+            _corrupt(self.dir, f"{rel} is not a valid df function: {e}")
+        key = _key_from_json(entry["input_key"])
+        structure = _structure_from_json(entry["outputs"])
+        self.check_artifact(fid, entry.get("stablehlo"))
         captures = [self.variable(c) if "variable" in c else self.constant(c["constant"])
                     for c in entry["captures"]]
         flat_args = graph.inputs[:len(graph.inputs) - len(captures)]
-        if len(flat_args) != len(nest.flatten(list(specs_of(key, entry["arg_names"])))):
-            _corrupt(self.dir, f"functions/{fid}.mlir takes {len(graph.inputs)} arguments, "
-                               f"which does not match its signature and captures")
+        specs = nest.flatten(list(specs_of(key, entry["arg_names"])))
+        if len(flat_args) != len(specs):
+            _corrupt(self.dir, f"{rel} takes {len(graph.inputs)} arguments, which does not "
+                               f"match its signature and captures")
+        for p, spec in zip(flat_args, specs):
+            have = getattr(p.out_types[0], "value", p.out_types[0])
+            if have.dtype is not spec.dtype or (None if have.shape is None else list(
+                    have.shape)) != spec.shape.as_list():
+                _corrupt(self.dir, f"{rel} takes {have} for {p.name}, the manifest says "
+                                   f"{spec.dtype.name}{spec.shape}")
         for p, c in zip(graph.inputs[len(flat_args):], captures):
             want = getattr(p.out_types[0], "value", p.out_types[0])
             if c.dtype is not want.dtype or not c.shape.is_compatible_with(want.shape):
-                _corrupt(self.dir, f"functions/{fid}.mlir expects {want} for {p.name}, the "
+                _corrupt(self.dir, f"{rel} expects {want} for {p.name}, the "
                                    f"saved value is {c.dtype.name}{c.shape}")
             p.attrs["capture"] = c
+        outputs = _output_indices(structure)
+        if any(i >= len(graph.outputs) for i in outputs):
+            _corrupt(self.dir, f"the manifest names output {max(outputs)} of {rel}, which has "
+                               f"{len(graph.outputs)}")
         jit = bool(entry["jit_compile"]) if self.jit_compile is None else self.jit_compile
         graph.jit_compile = jit
         cf = ConcreteFunction(graph, structure, None, key, None)
@@ -548,6 +574,28 @@ class _Loader:
         self.functions[fid] = cf
         return cf
 
+    def check_artifact(self, fid, entry):
+        """A function's StableHLO artifact, if it has one, must be intact, readable by this
+        jaxlib, and of a version in the range it reads."""
+        if entry is None:
+            return
+        from ..lowering.stablehlo import portable
+        version = entry["version"]
+        oldest, newest = portable.supported_versions()
+        if not isinstance(version, str) or not re.fullmatch(r"[0-9]{1,4}(\.[0-9]{1,4}){2}",
+                                                            version):
+            _corrupt(self.dir, f"{fid}'s StableHLO artifact has a malformed version "
+                               f"{version!r}")
+        numbers = [tuple(map(int, v.split("."))) for v in (oldest, version, newest)]
+        if not numbers[0] <= numbers[1] <= numbers[2]:
+            raise UnimplementedError(None, None, f"SavedModel at {self.dir}: {fid}'s StableHLO "
+                                                 f"artifact has version {version}; this jaxlib "
+                                                 f"reads versions {oldest} to {newest}")
+        try:
+            portable.deserialize(self.files.read(entry["file"]))
+        except ValueError as e:
+            _corrupt(self.dir, f"{entry['file']} is {e}")
+
     def constant(self, name):
         if name not in self.constants:
             _corrupt(self.dir, f"the captured constant {name} is missing from {CAPTURES}")
@@ -555,29 +603,30 @@ class _Loader:
         return Tensor._wrap(value, D.from_numpy(value.dtype))
 
 
-def _corrupt(folder, why):
-    raise DataLossError(None, None, f"SavedModel at {folder} is damaged: {why}")
+_corrupt = files.corrupt
+_PYTHON_CALLS = ("df.py_function", "df.numpy_function")
 
 
-def _read_json(folder):
-    path = os.path.join(folder, MANIFEST)
-    if not os.path.isfile(path):
-        raise OSError(f"SavedModel file does not exist at: {path}")
-    try:
-        with open(path, encoding="utf-8") as f:
-            manifest = json.load(f)
-    except (UnicodeDecodeError, json.JSONDecodeError) as e:
-        _corrupt(folder, f"{MANIFEST} is not JSON ({e})")
-    if not isinstance(manifest, dict) or manifest.get("format") != _FORMAT:
-        _corrupt(folder, f"{MANIFEST} is not a flowjit SavedModel manifest")
-    return manifest
+def _refuse_python_calls(folder, rel, module):
+    """A SavedModel cannot restore a Python function (TF fails when the function runs, with
+    this class and text), and its token would resolve to whatever the loading process
+    registered under it: refused on load."""
+    for op in module.walk():
+        if op.name in _PYTHON_CALLS:
+            token = getattr(op.attributes.get("func"), "data", "?")
+            raise InvalidArgumentError(
+                None, None, f"Could not find callback with key={token} in the registry: "
+                            f"SavedModel at {folder}: {rel} calls a Python function "
+                            f"({op.name.removeprefix('df.')}), which a SavedModel cannot "
+                            f"restore")
 
 
-def _read_tensors(folder, rel):
-    try:
-        return safetensors.read(os.path.join(folder, rel))[0]
-    except safetensors.FormatError as e:
-        _corrupt(folder, str(e))
+def _output_indices(structure) -> list:
+    if structure[0] == "out":
+        return [structure[1]]
+    if structure[0] == "nest":
+        return [i for child in structure[3] for i in _output_indices(child)]
+    return []
 
 
 def load(export_dir, tags=None, options=None, jit_compile=None):
@@ -590,7 +639,7 @@ def load(export_dir, tags=None, options=None, jit_compile=None):
         for name, s in loader.manifest["signatures"].items():
             signatures[name] = SignatureFunction(name, loader.function(s["function"]),
                                                  list(s["inputs"]), list(s["outputs"]))
-    except (AttributeError, KeyError, TypeError, ValueError) as e:
+    except (AttributeError, KeyError, TypeError, ValueError, IndexError, RecursionError) as e:
         _corrupt(loader.dir, f"{MANIFEST} is malformed ({type(e).__name__}: {e})")
     root.signatures = signatures
     return root

@@ -149,6 +149,19 @@ def read_regular(path: str, limit: int, what: str = "file") -> bytes:
     return data
 
 
+def resolve_inside(folder: str, name) -> str:
+    """`folder/name` for a relative path read from a file, ValueError (saying why) unless it
+    stays inside `folder`: no absolute path, no `..`, no symlink leading out."""
+    if not isinstance(name, str) or not name or os.path.isabs(name) or "\0" in name or \
+            ".." in re.split(r"[\\/]", name):
+        raise ValueError(f"{name!r} is not a relative path inside {folder or '.'}")
+    path = os.path.join(folder, name)
+    real, root = os.path.realpath(path), os.path.realpath(folder or ".")
+    if os.path.commonpath([real, root]) != root:
+        raise ValueError(f"{name!r} resolves to {real}, outside {folder or '.'}")
+    return path
+
+
 def _reject_duplicates(pairs):
     seen = {}
     for k, v in pairs:

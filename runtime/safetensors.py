@@ -53,9 +53,10 @@ def _header_crc(header: dict) -> int:
     return google_crc32c.value(_canonical(header))
 
 
-def encode(tensors: dict, metadata: dict | None = None) -> list:
+def encode(tensors: dict, metadata: dict | None = None) -> tuple[list, int]:
     """The safetensors file of `{name: ndarray}` (names sorted) with string metadata, as a
-    list of buffers to write in order (the tensors are not copied into one bytes object)."""
+    list of buffers to write in order (the tensors are not copied into one bytes object), and
+    its header's CRC32C."""
     header, chunks, crcs, offset = {}, [], {}, 0
     for name in sorted(tensors):
         a = np.asarray(tensors[name])
@@ -71,14 +72,18 @@ def encode(tensors: dict, metadata: dict | None = None) -> list:
     meta = {str(k): str(v) for k, v in (metadata or {}).items()}
     meta[TENSOR_CRCS] = json.dumps(crcs, separators=(",", ":"))
     header["__metadata__"] = meta
-    meta[HEADER_CRC] = str(_header_crc(header))
+    header_crc = _header_crc(header)
+    meta[HEADER_CRC] = str(header_crc)
     head = json.dumps(header, separators=(",", ":")).encode()
     head += b" " * (-len(head) % 8)   # the format aligns the data section to 8 bytes
-    return [len(head).to_bytes(8, "little") + head] + chunks
+    return [len(head).to_bytes(8, "little") + head] + chunks, header_crc
 
 
-def write(path: str, tensors: dict, metadata: dict | None = None) -> None:
-    safe_files.atomic_write(path, encode(tensors, metadata))
+def write(path: str, tensors: dict, metadata: dict | None = None) -> int:
+    """Write the file atomically; returns its header's CRC32C (which covers the tensors')."""
+    chunks, header_crc = encode(tensors, metadata)
+    safe_files.atomic_write(path, chunks)
+    return header_crc
 
 
 def _bad(where, why):

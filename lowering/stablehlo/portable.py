@@ -25,3 +25,8 @@ def deserialize(data: bytes):
         return hlo.deserialize_portable_artifact(make_ir_context(), data)
     except Exception as e:   # MLIR reports a bad artifact as a generic error
         raise ValueError(f"not a StableHLO portable artifact: {e}") from None
+
+
+def supported_versions() -> tuple[str, str]:
+    """(oldest, newest) artifact version this jaxlib reads."""
+    return hlo.get_minimum_version(), hlo.get_current_version()

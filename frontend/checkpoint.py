@@ -128,7 +128,7 @@ def read_values(path: str) -> dict:
 
 def read_file(path: str) -> tuple[dict, dict]:
     """({key: ndarray}, metadata) of a checkpoint file, checked."""
-    if not os.path.isfile(path):
+    if not os.path.exists(path):   # a FIFO or a device exists: DataLossError when read
         raise NotFoundError(
             None, None, f"Error when restoring from checkpoint or SavedModel at "
                         f"{path.removesuffix(SUFFIX)}: Failed to find any matching files for "

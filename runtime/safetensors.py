@@ -159,6 +159,9 @@ def read(path: str) -> tuple[dict, dict]:
         if not isinstance(metadata, dict) or not all(isinstance(v, str)
                                                      for v in metadata.values()):
             raise _bad(path, "__metadata__ must map strings to strings")
+        if (HEADER_CRC in metadata) != (TENSOR_CRCS in metadata):
+            raise DataLossError(None, None, f"{path}: half of its checksums are missing (the "
+                                            f"file is corrupted)")
         if HEADER_CRC in metadata and \
                 metadata[HEADER_CRC] != str(_header_crc({**header, "__metadata__": metadata})):
             raise DataLossError(None, None, f"{path}: checksum mismatch in the header "

@@ -211,7 +211,7 @@ class _Saver:
             lowered = lower_module(module, cf.name, donate=False)
         except (InvalidArgumentError, UnimplementedError):   # XLA refuses: no artifact
             return None
-        self.write(f"functions/{fid}.stablehlo", portable.serialize(lowered.module))
+        self.write(f"functions/{fid}.stablehlo", portable.serialize(lowered.module, self.debug_info))
         return {"file": f"functions/{fid}.stablehlo", "version": portable.target_version(),
                 "num_results": lowered.num_results, "written_args": lowered.written_args,
                 # trailing uint32[4] inputs (key, first block) of its stateful random ops
@@ -352,7 +352,8 @@ def _write_model(obj, folder, signatures, options):
     saver = _Saver(obj, folder, options.save_debug_info)
     tree = saver.tree(obj, set())
     sigs = _signature_entries(saver, signatures, _functions_of(obj))
-    _makedirs(os.path.join(folder, "variables"))
+    for sub in ("variables", "functions"):
+        _makedirs(os.path.join(folder, sub))
     saver.checksums[VARIABLES] = checkpoint.write_values(
         os.path.join(folder, VARIABLES), saver.variables, {"saved_model": True})
     saver.checksums[CAPTURES] = safetensors.write(os.path.join(folder, CAPTURES),

@@ -454,10 +454,3 @@ class CheckpointManager:
             self._init_fn()
         return None
 
-
-def list_variables(ckpt_dir_or_file) -> list:
-    """[(key, shape)] of a checkpoint (a prefix, or a folder's latest), sorted by key."""
-    path = os.fspath(ckpt_dir_or_file)
-    if os.path.isdir(path):
-        path = latest_checkpoint(path) or path
-    return [(k, list(v.shape)) for k, v in sorted(read_values(path + SUFFIX).items())]

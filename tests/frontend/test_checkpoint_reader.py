@@ -1,7 +1,8 @@
 """`tf.train.load_checkpoint` / `load_variable` / `list_variables` / `get_checkpoint_state`
 against TF 2.21's answers on the same checkpoint (tests/data/checkpoint_reader_tf.json, from
 tools/record_checkpoint_reader.py): a module holding a variable, and a list holding a scalar
-int and a dict of a bool vector (tracked as TF tracks them)."""
+int and a dict of a bool vector (tracked as TF tracks them). Also `optimizer.build(var_list)`,
+which creates the slots a pending restore fills."""
 import json
 import os
 
@@ -58,3 +59,22 @@ def test_checkpoint_state_matches_tf(folder):
         TF["state"]["model_checkpoint_path"]
     assert [os.path.relpath(p, folder) for p in state.all_model_checkpoint_paths] == \
         TF["state"]["all_model_checkpoint_paths"]
+
+
+def test_optimizer_build_creates_slots_a_restore_fills(tmp_path):
+    w = tf.Variable([1.0, -2.0])
+    opt = tf.optimizers.Adam(0.1)
+    opt.apply_gradients([(tf.constant([0.5, 3.0]), w)])
+    path = tf.train.Checkpoint(w=w, optimizer=opt).save(str(tmp_path / "ckpt"))
+    saved = [v.numpy() for v in opt.variables]
+
+    w2 = tf.Variable([0.0, 0.0])
+    opt2 = tf.optimizers.Adam(0.1)
+    status = tf.train.Checkpoint(w=w2, optimizer=opt2).restore(path)
+    assert len(opt2.variables) == 2            # no slots before build
+    opt2.build([w2])
+    status.assert_consumed()                   # the slots took their saved values
+    assert len(opt2.variables) == len(saved) == 4
+    for got, want in zip(opt2.variables, saved):
+        np.testing.assert_array_equal(got.numpy(), want)
+    assert np.any(saved[2] != 0)               # a slot value a fresh build would not have

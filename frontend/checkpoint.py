@@ -21,6 +21,7 @@ import json
 import os
 import re
 import time
+import warnings
 
 import numpy as np
 
@@ -307,7 +308,11 @@ class Checkpoint:
         self._checkpoint_save_counter.assign_add(np.int64(1))
         path = self.write(f"{os.fspath(file_prefix)}-{int(self._checkpoint_save_counter)}")
         folder = os.path.dirname(path)
-        state = _read_state(folder) or {"all_model_checkpoint_paths": []}
+        try:
+            state = _read_state(folder) or {"all_model_checkpoint_paths": []}
+        except DataLossError as e:   # replaced below: a damaged state must not stop saving
+            warnings.warn(f"{e}; writing a new one", stacklevel=2)
+            state = {"all_model_checkpoint_paths": []}
         paths = [p for p in state["all_model_checkpoint_paths"] if p != path]
         _write_state(folder, paths + [path])
         _remove_stale_temps(folder, os.path.basename(os.fspath(file_prefix)))

@@ -237,3 +237,12 @@ def test_files_get_the_umask_mode(tmp_path):
     assert os.stat(tmp_path / "checkpoint").st_mode & 0o777 == 0o640
     prefix, _ = _saved(tmp_path / "default")
     assert os.stat(prefix + ".safetensors").st_mode & 0o777 == 0o666 & ~old
+
+
+def test_checkpoint_save_replaces_a_damaged_state_file(tmp_path):
+    open(tmp_path / "checkpoint", "w").write('{"model_checkpoint_path": 5}')
+    ck = tf.train.Checkpoint(v=tf.Variable(V))
+    with pytest.warns(UserWarning, match="checkpoint state file"):
+        path = ck.save(str(tmp_path / "ckpt"))
+    assert tf.train.latest_checkpoint(str(tmp_path)) == path
+    np.testing.assert_array_equal(_restore(path), V)

@@ -321,7 +321,7 @@ def _swap_in(new, export_dir):
     elif _exchange(new, export_dir):
         shutil.rmtree(new)                  # `new` now holds the old model
     else:   # no atomic swap: a kill between these renames leaves the old model aside
-        old = new.removesuffix(".tmp") + ".old.tmp"
+        old = new.removesuffix(".tmp") + "-old.tmp"   # still a temp name the cleanup knows
         os.rename(export_dir, old)
         os.rename(new, export_dir)
         shutil.rmtree(old)

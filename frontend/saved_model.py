@@ -20,6 +20,7 @@ graph executor, XLA (per concrete shape, so `None` dims stay polymorphic) and Gr
 from __future__ import annotations
 
 import ctypes
+import errno
 import json
 import os
 import re
@@ -306,7 +307,7 @@ def _exchange(a, b) -> bool:
     if renameat2(at_cwd, os.fsencode(a), at_cwd, os.fsencode(b), _RENAME_EXCHANGE) == 0:
         return True
     err = ctypes.get_errno()
-    if err in (22, 38, 95):   # EINVAL, ENOSYS, EOPNOTSUPP: not supported here
+    if err in (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP):   # not supported here
         return False
     raise OSError(err, os.strerror(err), b)
 
@@ -321,7 +322,8 @@ def _swap_in(new, export_dir):
     elif _exchange(new, export_dir):
         shutil.rmtree(new)                  # `new` now holds the old model
     else:   # no atomic swap: a kill between these renames leaves the old model aside
-        old = new.removesuffix(".tmp") + "-old.tmp"   # still a temp name the cleanup knows
+        # not a temp name: if a kill lands between the renames, the cleanup keeps it
+        old = new.removesuffix(".tmp") + ".old"
         os.rename(export_dir, old)
         os.rename(new, export_dir)
         shutil.rmtree(old)

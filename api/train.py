@@ -1,3 +1,5 @@
 """TF's `tf.train`: checkpoints."""
-from flowjit.frontend.checkpoint import (Checkpoint, CheckpointManager, latest_checkpoint,
-                                         list_variables)
+from flowjit.frontend.checkpoint import Checkpoint, CheckpointManager, latest_checkpoint
+from flowjit.frontend.checkpoint_reader import (CheckpointReader, CheckpointState,
+                                                get_checkpoint_state, list_variables,
+                                                load_checkpoint, load_variable)

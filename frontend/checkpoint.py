@@ -6,8 +6,12 @@ saved once, under its first path and TF's key (`model/layers/0/w/.ATTRIBUTES/VAR
 an optimizer's slot is keyed by its variable's path as TF does
 (`model/w/.OPTIMIZER_SLOT/optimizer/m/.ATTRIBUTES/VARIABLE_VALUE`), so slots follow their
 variables whatever order the optimizer created them in. A checkpoint `prefix` is one
-safetensors file `prefix.safetensors` whose metadata holds the JSON object graph; writing it is
-atomic. Restore checks every value's shape and dtype before assigning any, and keeps values
+safetensors file `prefix.safetensors` whose metadata holds the JSON object graph and a CRC32C
+of every tensor and of the header (format version 2; version 1 files, without checksums, still
+load). Writing it is atomic and durable (runtime/safe_files.py). Saving writes the new
+checkpoint, then the state file, and only then deletes old checkpoints, so a kill at any moment
+leaves the last complete checkpoint named by the state file. Paths read from a state file stay
+inside its folder, and a manager deletes only its own `name-N` files there. Restore checks every value's shape and dtype before assigning any, and keeps values
 for objects that do not exist yet: they are assigned when a Module attribute or an optimizer
 slot creates them (TF's deferred restoration).
 """
@@ -15,20 +19,24 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import time
+import warnings
 
 import numpy as np
 
 from ..ir import dtypes as D
 from ..ir.errors import DataLossError, InvalidArgumentError, NotFoundError
-from ..runtime import safetensors
+from ..runtime import safe_files, safetensors
 from . import func_graph, module as module_lib, optimizers
 from .variables import Variable
 
 SUFFIX = ".safetensors"
 _VALUE = "/.ATTRIBUTES/VARIABLE_VALUE"
-_FORMAT = "flowjit.checkpoint/1"
+_FORMAT = "flowjit.checkpoint/2"
+_FORMAT_UNCHECKED = "flowjit.checkpoint/1"   # written before checksums
 _STATE_FILE = "checkpoint"
+_MAX_STATE_BYTES = 1 << 20
 
 
 # --- the object graph ------------------------------------------------------------------------
@@ -107,29 +115,51 @@ def _held_value(handle):
         return np.asarray(handle.value)
 
 
-def write_values(path: str, variables: dict, object_graph: dict) -> None:
+def write_values(path: str, variables: dict, object_graph: dict) -> int:
+    """Write a checkpoint file; returns its header's CRC32C."""
     tensors = {k: _held_value(v._handle) for k, v in variables.items()}
-    safetensors.write(path, tensors, {"format": _FORMAT,
+    return safetensors.write(path, tensors, {"format": _FORMAT,
                                       "object_graph": json.dumps(object_graph)})
 
 
 def read_values(path: str) -> dict:
     """{key: ndarray} of a checkpoint file; NotFoundError / DataLossError as TF."""
-    if not os.path.isfile(path):
+    return read_file(path)[0]
+
+
+def read_file(path: str) -> tuple[dict, dict]:
+    """({key: ndarray}, metadata) of a checkpoint file, checked."""
+    if not os.path.exists(path):   # a FIFO or a device exists: DataLossError when read
         raise NotFoundError(
             None, None, f"Error when restoring from checkpoint or SavedModel at "
                         f"{path.removesuffix(SUFFIX)}: Failed to find any matching files for "
                         f"{path.removesuffix(SUFFIX)}\nPlease double-check that the path is "
                         f"correct. You may be missing the checkpoint suffix (e.g. the '-1' in "
                         f"'path/to/ckpt-1').")
-    try:
-        tensors, meta = safetensors.read(path)
-    except safetensors.FormatError as e:
-        raise DataLossError(None, None, str(e)) from None
-    if meta.get("format") != _FORMAT:
+    tensors, meta = safetensors.read(path)
+    if meta.get("format") not in (_FORMAT, _FORMAT_UNCHECKED):
         raise DataLossError(None, None, f"{path} is not a flowjit checkpoint "
                                         f"(format {meta.get('format')!r})")
-    return tensors
+    if meta["format"] == _FORMAT and safetensors.TENSOR_CRCS not in meta:
+        raise DataLossError(None, None, f"{path}: the checksums of a version 2 checkpoint are "
+                                        f"missing (the file is corrupted)")
+    if "object_graph" in meta:
+        _check_object_graph(meta["object_graph"], path)
+    return tensors, meta
+
+
+def _check_object_graph(text, path):
+    """A checkpoint's graph lists [path, class] pairs; a SavedModel's variables say so."""
+    graph = safe_files.loads_json(text.encode(), f"{path} (object graph)")
+    if graph == {"saved_model": True}:
+        return
+    objects = graph.get("objects") if isinstance(graph, dict) else None
+    if set(graph if isinstance(graph, dict) else ()) != {"objects"} or \
+            not isinstance(objects, list) or not all(
+                isinstance(o, list) and len(o) == 2 and all(isinstance(x, str) for x in o)
+                for o in objects):
+        raise DataLossError(None, None, f"{path}: the object graph is malformed (the file is "
+                                        f"corrupted)")
 
 
 def _object_graph(objects) -> dict:
@@ -277,9 +307,15 @@ class Checkpoint:
         latest checkpoint of its folder."""
         self._checkpoint_save_counter.assign_add(np.int64(1))
         path = self.write(f"{os.fspath(file_prefix)}-{int(self._checkpoint_save_counter)}")
-        state = _read_state(os.path.dirname(path)) or {"all_model_checkpoint_paths": []}
-        names = [p for p in state["all_model_checkpoint_paths"] if p != os.path.basename(path)]
-        _write_state(os.path.dirname(path), names + [os.path.basename(path)])
+        folder = os.path.dirname(path)
+        try:
+            state = _read_state(folder) or {"all_model_checkpoint_paths": []}
+        except DataLossError as e:   # replaced below: a damaged state must not stop saving
+            warnings.warn(f"{e}; writing a new one", stacklevel=2)
+            state = {"all_model_checkpoint_paths": []}
+        paths = [p for p in state["all_model_checkpoint_paths"] if p != path]
+        _write_state(folder, paths + [path])
+        _remove_stale_temps(folder, os.path.basename(os.fspath(file_prefix)))
         return path
 
     def read(self, save_path, options=None) -> CheckpointLoadStatus:
@@ -299,31 +335,59 @@ class Checkpoint:
         return self.read(save_path, options)
 
 
-def _read_state(folder) -> dict | None:
+def _state_error(folder, why):
+    return DataLossError(None, None, f"checkpoint state file "
+                                     f"{os.path.join(folder or '.', _STATE_FILE)} {why}")
+
+
+def _inside(folder, name) -> str:
+    """`folder/name` for a checkpoint named in a state file: a state file must not make a
+    reader open, or a manager delete, files outside its folder."""
     try:
-        with open(os.path.join(folder or ".", _STATE_FILE), encoding="utf-8") as f:
-            state = json.load(f)
-    except (OSError, ValueError):
-        return None
-    paths = state.get("all_model_checkpoint_paths") if isinstance(state, dict) else None
-    if not isinstance(paths, list) or not all(isinstance(p, str) for p in paths):
-        return None
-    return state
+        return safe_files.resolve_inside(folder, name)
+    except ValueError as e:
+        raise _state_error(folder, f"names the checkpoint {e}") from None
 
 
-def _write_state(folder, names):
+def _read_state(folder) -> dict | None:
+    """The state file of `folder` as {"model_checkpoint_path": path or None,
+    "all_model_checkpoint_paths": [paths]} (paths joined to `folder`), None if there is none;
+    DataLossError if it is not a small regular file of the expected JSON."""
+    path = os.path.join(folder or ".", _STATE_FILE)
+    if not os.path.lexists(path):
+        return None
+    state = safe_files.loads_json(
+        safe_files.read_regular(path, _MAX_STATE_BYTES, "checkpoint state file"), path)
+    if not isinstance(state, dict):
+        raise _state_error(folder, "is not a JSON object")
+    names = state.get("all_model_checkpoint_paths")
+    latest = state.get("model_checkpoint_path")
+    if not isinstance(names, list) or not (latest is None or isinstance(latest, str)):
+        raise _state_error(folder, "is malformed: model_checkpoint_path must be a string and "
+                                   "all_model_checkpoint_paths a list of strings")
+    return {"model_checkpoint_path": None if latest is None else _inside(folder, latest),
+            "all_model_checkpoint_paths": [_inside(folder, n) for n in names]}
+
+
+def _write_state(folder, paths):
+    names = [os.path.relpath(p, folder or ".") for p in paths]
     state = {"model_checkpoint_path": names[-1] if names else None,
              "all_model_checkpoint_paths": names, "timestamp": time.time()}
-    safetensors.atomic_write(os.path.join(folder or ".", _STATE_FILE),
-                             json.dumps(state, indent=1).encode())
+    safe_files.atomic_write(os.path.join(folder or ".", _STATE_FILE),
+                            json.dumps(state, indent=1).encode())
+
+
+def _remove_stale_temps(folder, checkpoint_name):
+    """Temporary files of saves killed midway (their writer is gone)."""
+    safe_files.remove_stale_temps(folder, (_STATE_FILE + ".", checkpoint_name + "-"))
 
 
 def latest_checkpoint(checkpoint_dir, latest_filename=None):
     """The prefix of the newest checkpoint recorded in `checkpoint_dir`, or None."""
     state = _read_state(os.fspath(checkpoint_dir))
-    if state is None or not state.get("model_checkpoint_path"):
+    if state is None or not state["model_checkpoint_path"]:
         return None
-    path = os.path.join(os.fspath(checkpoint_dir), state["model_checkpoint_path"])
+    path = state["model_checkpoint_path"]
     return path if os.path.isfile(path + SUFFIX) else None
 
 
@@ -343,11 +407,12 @@ class CheckpointManager:
         self._init_fn = init_fn
         self._directory = os.fspath(directory)
         self._max_to_keep = max_to_keep
+        self._name = checkpoint_name
         self._prefix = os.path.join(self._directory, checkpoint_name)
         state = _read_state(self._directory)
-        self._paths = [os.path.join(self._directory, p)
-                       for p in (state or {}).get("all_model_checkpoint_paths", [])
-                       if os.path.isfile(os.path.join(self._directory, p) + SUFFIX)]
+        self._paths = [p for p in (state or {}).get("all_model_checkpoint_paths", [])
+                       if os.path.isfile(p + SUFFIX)]
+        _remove_stale_temps(self._directory, checkpoint_name)
 
     @property
     def directory(self):
@@ -366,14 +431,24 @@ class CheckpointManager:
         counter.assign_add(np.int64(1))
         number = int(counter) if checkpoint_number is None else int(checkpoint_number)
         path = self._checkpoint.write(f"{self._prefix}-{number}")
-        self._paths = [p for p in self._paths if p != path] + [path]
-        if self._max_to_keep is not None:
-            while len(self._paths) > self._max_to_keep:
-                old = self._paths.pop(0)
-                if os.path.exists(old + SUFFIX):
-                    os.remove(old + SUFFIX)
-        _write_state(self._directory, [os.path.basename(p) for p in self._paths])
+        paths = [p for p in self._paths if p != path] + [path]
+        cut = 0 if self._max_to_keep is None else max(0, len(paths) - self._max_to_keep)
+        stale, self._paths = paths[:cut], paths[cut:]
+        # The state names the new checkpoint before any old one goes: a kill in between
+        # leaves extra files, never a state without a complete checkpoint.
+        _write_state(self._directory, self._paths)
+        for old in stale:
+            self._delete(old)
+        _remove_stale_temps(self._directory, self._name)
         return path
+
+    def _delete(self, prefix):
+        """Delete a checkpoint this manager's naming scheme wrote (`name-N` in its folder);
+        anything else a state file listed is only forgotten."""
+        own = os.path.dirname(prefix) == self._directory and re.fullmatch(
+            re.escape(self._name) + r"-[0-9]+", os.path.basename(prefix))
+        if own and os.path.isfile(prefix + SUFFIX) and not os.path.islink(prefix + SUFFIX):
+            os.remove(prefix + SUFFIX)
 
     def restore_or_initialize(self):
         """Restore the latest checkpoint and return its path, else run `init_fn`."""
@@ -384,10 +459,3 @@ class CheckpointManager:
             self._init_fn()
         return None
 
-
-def list_variables(ckpt_dir_or_file) -> list:
-    """[(key, shape)] of a checkpoint (a prefix, or a folder's latest), sorted by key."""
-    path = os.fspath(ckpt_dir_or_file)
-    if os.path.isdir(path):
-        path = latest_checkpoint(path) or path
-    return [(k, list(v.shape)) for k, v in sorted(read_values(path + SUFFIX).items())]

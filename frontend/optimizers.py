@@ -80,6 +80,12 @@ class Optimizer:
         if _slots_hook is not None:   # a checkpoint restore waits for these slots
             _slots_hook(self, var, self._slots[key])
 
+    def build(self, var_list):
+        """Create the slots of every variable in `var_list` now instead of at the first step
+        (Keras's `build`): a pending checkpoint restore fills them at once."""
+        for var in var_list:
+            self._ensure_slots(var)
+
     # --- applying ----------------------------------------------------------------------------
     def apply_gradients(self, grads_and_vars, name=None, skip_gradients_aggregation=False,
                         **kwargs):

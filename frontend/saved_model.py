@@ -19,16 +19,21 @@ graph executor, XLA (per concrete shape, so `None` dims stay polymorphic) and Gr
 """
 from __future__ import annotations
 
+import ctypes
+import errno
 import json
 import os
 import re
+import shutil
+import tempfile
 
+import google_crc32c
 import numpy as np
 
 from ..ir import dtypes as D
-from ..ir.errors import DataLossError
-from ..runtime import safetensors
-from . import checkpoint, module as module_lib, nest, trace_type
+from ..ir.errors import InvalidArgumentError, UnimplementedError
+from ..runtime import safe_files, safetensors
+from . import checkpoint, module as module_lib, nest, saved_model_files as files, trace_type
 from .concrete_function import ConcreteFunction, specs_of
 from .function import Function
 from .function_call import match_spec
@@ -37,10 +42,9 @@ from .specs import TensorSpec
 from .tensor import Tensor
 from .variables import Variable
 
-MANIFEST = "saved_model.json"
-VARIABLES = os.path.join("variables", "variables" + checkpoint.SUFFIX)
-CAPTURES = os.path.join("functions", "captures.safetensors")
-_FORMAT = "flowjit.saved_model/1"
+MANIFEST = files.MANIFEST
+VARIABLES = "variables/variables" + checkpoint.SUFFIX
+CAPTURES = "functions/captures.safetensors"
 
 
 # --- JSON forms of trace types and output structures ---------------------------------------
@@ -61,7 +65,11 @@ def _key_to_json(key):
 def _key_from_json(j):
     (tag, v), = j.items()
     if tag == "tensor":
-        return (trace_type.TENSOR, D.as_dtype(v[0]), None if v[1] is None else tuple(v[1]))
+        dtype, shape = v
+        if shape is not None and not all(d is None or type(d) is int and d >= 0
+                                         for d in shape):
+            raise ValueError(f"bad tensor shape {shape!r}")
+        return (trace_type.TENSOR, D.as_dtype(dtype), None if shape is None else tuple(shape))
     if tag == "dict":
         keys = tuple(k for k, _ in v)
         return ((dict, keys), tuple(_key_from_json(c) for _, c in v))
@@ -93,7 +101,7 @@ def _structure_to_json(s):
 
 def _structure_from_json(j):
     (tag, v), = j.items()
-    if tag == "out" and isinstance(v, int):
+    if tag == "out" and type(v) is int and v >= 0:
         return ("out", v)
     if tag == "py" and v is None:
         return ("py", None)
@@ -124,13 +132,19 @@ def _concretes(fn: Function) -> list:
 
 
 class _Saver:
-    def __init__(self, root, export_dir):
+    def __init__(self, root, export_dir, debug_info):
         self.dir = export_dir
+        self.debug_info = debug_info
         self.variables, _ = checkpoint._graph_of(root)
         self.key_of = {id(v): k for k, v in self.variables.items()}
         self.functions: dict = {}        # fid -> manifest entry
         self.fid_of: dict = {}           # id(ConcreteFunction) -> fid
         self.constants: dict = {}        # tensor name -> ndarray
+        self.checksums: dict = {}        # file -> CRC32C (a safetensors file's: its header's)
+
+    def write(self, rel, data: bytes):
+        _write(self.dir, rel, data)
+        self.checksums[rel] = google_crc32c.value(data)
 
     def tree(self, obj, seen):
         if isinstance(obj, Variable):
@@ -174,7 +188,8 @@ class _Saver:
                 name = f"{fid}/{i}"
                 self.constants[name] = np.asarray(c._value)
                 captures.append({"constant": name})
-        _write(self.dir, f"functions/{fid}.mlir", print_module(cf.dataflow_module()).encode())
+        self.write(f"functions/{fid}.mlir",
+                   print_module(cf.dataflow_module(), debuginfo=self.debug_info).encode())
         self.functions[fid] = {
             "name": cf.name, "arg_names": list(cf._arg_names),
             "input_key": _key_to_json(cf._key), "outputs": _structure_to_json(cf._structure),
@@ -183,7 +198,8 @@ class _Saver:
         return fid
 
     def artifact(self, cf, fid):
-        """The portable StableHLO of a function whose shapes are all static, else None."""
+        """The portable StableHLO of a function whose shapes are all static and which XLA can
+        compile, else None (string ops, `py_function`: the df text still runs them)."""
         from ..lowering.stablehlo import lower_module, portable
         from ..ir.importer import import_graph
         from ..ir.specialize import specialize
@@ -192,8 +208,11 @@ class _Saver:
                    None not in getattr(t, "value", t).shape for t in types):
             return None
         module = cf._optimize(import_graph(specialize(cf.graph, types), cf.name), {})
-        lowered = lower_module(module, cf.name, donate=False)
-        _write(self.dir, f"functions/{fid}.stablehlo", portable.serialize(lowered.module))
+        try:
+            lowered = lower_module(module, cf.name, donate=False)
+        except (InvalidArgumentError, UnimplementedError):   # XLA refuses: no artifact
+            return None
+        self.write(f"functions/{fid}.stablehlo", portable.serialize(lowered.module, self.debug_info))
         return {"file": f"functions/{fid}.stablehlo", "version": portable.target_version(),
                 "num_results": lowered.num_results, "written_args": lowered.written_args,
                 # trailing uint32[4] inputs (key, first block) of its stateful random ops
@@ -202,8 +221,13 @@ class _Saver:
 
 def _write(folder, rel, data: bytes):
     path = os.path.join(folder, rel)
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    safetensors.atomic_write(path, data)
+    _makedirs(os.path.dirname(path))
+    safe_files.atomic_write(path, data)
+
+
+def _makedirs(folder):
+    if not os.path.isdir(folder):
+        os.makedirs(folder, mode=safe_files.dir_mode())
 
 
 def _signature_inputs(cf, fn):
@@ -246,20 +270,103 @@ def _signature_entries(saver, signatures, functions):
     return out
 
 
+class SaveOptions:
+    """TF's `tf.saved_model.SaveOptions`: `save_debug_info=True` keeps the source locations
+    (`loc(...)`, absolute paths of the saving machine) in the saved df text."""
+
+    def __init__(self, save_debug_info=False):
+        self.save_debug_info = bool(save_debug_info)
+
+
+_OWN_ENTRIES = {MANIFEST, "variables", "functions"}
+
+
+def _check_replaceable(export_dir):
+    """A save replaces the whole folder, so it may hold only a SavedModel's own entries."""
+    if not os.path.lexists(export_dir):
+        return
+    if not os.path.isdir(export_dir) or os.path.islink(export_dir):
+        raise ValueError(f"saved_model.save: {export_dir} exists and is not a directory")
+    foreign = sorted(set(os.listdir(export_dir)) - _OWN_ENTRIES)
+    if foreign:
+        raise ValueError(f"saved_model.save: {export_dir} holds files that are not part of a "
+                         f"SavedModel ({', '.join(foreign[:5])}); a save replaces the whole "
+                         f"folder, so save into an empty or new one")
+
+
+_RENAME_EXCHANGE = 2
+
+
+def _exchange(a, b) -> bool:
+    """Swap two paths atomically (Linux renameat2); False where the system cannot."""
+    try:
+        renameat2 = ctypes.CDLL(None, use_errno=True).renameat2
+    except (AttributeError, OSError):
+        return False
+    at_cwd = -100
+    if renameat2(at_cwd, os.fsencode(a), at_cwd, os.fsencode(b), _RENAME_EXCHANGE) == 0:
+        return True
+    err = ctypes.get_errno()
+    if err in (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP):   # not supported here
+        return False
+    raise OSError(err, os.strerror(err), b)
+
+
+def _swap_in(new, export_dir):
+    """Make the complete folder `new` the SavedModel at `export_dir` in one step, so a kill
+    leaves the old model or the new one; the old one is deleted after."""
+    parent = os.path.dirname(os.path.abspath(export_dir))
+    empty = os.path.isdir(export_dir) and not os.listdir(export_dir)
+    if not os.path.lexists(export_dir) or empty:
+        os.rename(new, export_dir)          # a rename onto an empty folder replaces it
+    elif _exchange(new, export_dir):
+        shutil.rmtree(new)                  # `new` now holds the old model
+    else:   # no atomic swap: a kill between these renames leaves the old model aside
+        # not a temp name: if a kill lands between the renames, the cleanup keeps it
+        old = new.removesuffix(".tmp") + ".old"
+        os.rename(export_dir, old)
+        os.rename(new, export_dir)
+        shutil.rmtree(old)
+    safe_files.fsync_dir(parent)
+
+
 def save(obj, export_dir, signatures=None, options=None):
-    """TF's `tf.saved_model.save(obj, export_dir, signatures=None)`."""
-    export_dir = os.fspath(export_dir)
-    os.makedirs(export_dir, exist_ok=True)
-    saver = _Saver(obj, export_dir)
+    """TF's `tf.saved_model.save(obj, export_dir, signatures=None, options=None)`. The model
+    is written into a fresh temporary folder next to `export_dir` and swapped in whole; a
+    failed save leaves nothing behind."""
+    export_dir = os.path.normpath(os.fspath(export_dir))
+    parent = os.path.dirname(os.path.abspath(export_dir))
+    _makedirs(parent)
+    _check_replaceable(export_dir)
+    safe_files.remove_stale_temps(parent, (os.path.basename(export_dir) + ".",))
+    staging = tempfile.mkdtemp(dir=parent, prefix=safe_files.temp_prefix(export_dir),
+                               suffix=".tmp")
+    try:
+        os.chmod(staging, safe_files.dir_mode())
+        _write_model(obj, staging, signatures, options or SaveOptions())
+        _swap_in(staging, export_dir)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+
+
+def _write_model(obj, folder, signatures, options):
+    saver = _Saver(obj, folder, options.save_debug_info)
     tree = saver.tree(obj, set())
     sigs = _signature_entries(saver, signatures, _functions_of(obj))
-    os.makedirs(os.path.join(export_dir, "variables"), exist_ok=True)
-    checkpoint.write_values(os.path.join(export_dir, VARIABLES), saver.variables,
-                            {"saved_model": True})
-    _write(export_dir, CAPTURES, safetensors.dumps(saver.constants))
-    manifest = {"format": _FORMAT, "root": tree, "functions": saver.functions,
-                "signatures": sigs}
-    _write(export_dir, MANIFEST, json.dumps(manifest, indent=1).encode())
+    for sub in ("variables", "functions"):
+        _makedirs(os.path.join(folder, sub))
+    saver.checksums[VARIABLES] = checkpoint.write_values(
+        os.path.join(folder, VARIABLES), saver.variables, {"saved_model": True})
+    saver.checksums[CAPTURES] = safetensors.write(os.path.join(folder, CAPTURES),
+                                                  saver.constants)
+    manifest = {"format": f"{files.FORMAT}{files.VERSION}", "root": tree,
+                "functions": saver.functions, "signatures": sigs,
+                "checksums": saver.checksums}
+    manifest["checksum"] = files.manifest_checksum(manifest)
+    _write(folder, MANIFEST, json.dumps(manifest, indent=1).encode())
+    for sub in ("variables", "functions", ""):
+        safe_files.fsync_dir(os.path.join(folder, sub))
 
 
 # --- loading ----------------------------------------------------------------------------------
@@ -376,10 +483,10 @@ class _Loader:
     def __init__(self, export_dir, jit_compile):
         self.dir = export_dir
         self.jit_compile = jit_compile
-        self.manifest = _read_json(export_dir)
-        values = checkpoint.read_values(os.path.join(export_dir, VARIABLES))
-        self.values = values
-        self.constants = _read_tensors(export_dir, CAPTURES)
+        self.manifest, version = files.read_manifest(export_dir)
+        self.files = files.Files(export_dir, self.manifest, version)
+        self.values = self.files.tensors(VARIABLES, checkpoint.read_file)
+        self.constants = self.files.tensors(CAPTURES, safetensors.read)
         self.variables: dict = {}      # checkpoint key -> Variable
         self.functions: dict = {}      # fid -> ConcreteFunction
 
@@ -421,33 +528,47 @@ class _Loader:
             return cf
         from ..ir.exporter import export_graph
         from ..ir.printing import parse_module
-        entry = self.manifest["functions"].get(fid)
+        entry = self.manifest["functions"].get(fid) if isinstance(fid, str) else None
         if entry is None or not re.fullmatch(r"fn_[0-9]+", fid):   # names a file: no paths
             _corrupt(self.dir, f"unknown function {fid!r}")
-        path = os.path.join(self.dir, "functions", f"{fid}.mlir")
+        rel = f"functions/{fid}.mlir"
+        text = self.files.read(rel)
         try:
-            with open(path, encoding="utf-8") as f:
-                module = parse_module(f.read())
+            module = parse_module(text.decode("utf-8"))
             module.verify()
-            graph = export_graph(module, entry["name"], new_graph=FuncGraph)
-            key = _key_from_json(entry["input_key"])
-            structure = _structure_from_json(entry["outputs"])
-        except OSError as e:
-            raise OSError(f"SavedModel at {self.dir}: cannot read {path}: {e}") from None
         except Exception as e:   # parse and verify errors of a tampered or foreign file
-            _corrupt(self.dir, f"functions/{fid}.mlir is not a valid df function: {e}")
+            _corrupt(self.dir, f"{rel} is not a valid df function: {e}")
+        _refuse_python_calls(self.dir, rel, module)
+        try:
+            graph = export_graph(module, entry["name"], new_graph=FuncGraph)
+        except Exception as e:
+            _corrupt(self.dir, f"{rel} is not a valid df function: {e}")
+        key = _key_from_json(entry["input_key"])
+        structure = _structure_from_json(entry["outputs"])
+        self.check_artifact(fid, entry.get("stablehlo"))
         captures = [self.variable(c) if "variable" in c else self.constant(c["constant"])
                     for c in entry["captures"]]
         flat_args = graph.inputs[:len(graph.inputs) - len(captures)]
-        if len(flat_args) != len(nest.flatten(list(specs_of(key, entry["arg_names"])))):
-            _corrupt(self.dir, f"functions/{fid}.mlir takes {len(graph.inputs)} arguments, "
-                               f"which does not match its signature and captures")
+        specs = nest.flatten(list(specs_of(key, entry["arg_names"])))
+        if len(flat_args) != len(specs):
+            _corrupt(self.dir, f"{rel} takes {len(graph.inputs)} arguments, which does not "
+                               f"match its signature and captures")
+        for p, spec in zip(flat_args, specs):
+            have = getattr(p.out_types[0], "value", p.out_types[0])
+            if have.dtype is not spec.dtype or (None if have.shape is None else list(
+                    have.shape)) != spec.shape.as_list():
+                _corrupt(self.dir, f"{rel} takes {have} for {p.name}, the manifest says "
+                                   f"{spec.dtype.name}{spec.shape}")
         for p, c in zip(graph.inputs[len(flat_args):], captures):
             want = getattr(p.out_types[0], "value", p.out_types[0])
             if c.dtype is not want.dtype or not c.shape.is_compatible_with(want.shape):
-                _corrupt(self.dir, f"functions/{fid}.mlir expects {want} for {p.name}, the "
+                _corrupt(self.dir, f"{rel} expects {want} for {p.name}, the "
                                    f"saved value is {c.dtype.name}{c.shape}")
             p.attrs["capture"] = c
+        outputs = _output_indices(structure)
+        if any(i >= len(graph.outputs) for i in outputs):
+            _corrupt(self.dir, f"the manifest names output {max(outputs)} of {rel}, which has "
+                               f"{len(graph.outputs)}")
         jit = bool(entry["jit_compile"]) if self.jit_compile is None else self.jit_compile
         graph.jit_compile = jit
         cf = ConcreteFunction(graph, structure, None, key, None)
@@ -456,6 +577,28 @@ class _Loader:
         self.functions[fid] = cf
         return cf
 
+    def check_artifact(self, fid, entry):
+        """A function's StableHLO artifact, if it has one, must be intact, readable by this
+        jaxlib, and of a version in the range it reads."""
+        if entry is None:
+            return
+        from ..lowering.stablehlo import portable
+        version = entry["version"]
+        oldest, newest = portable.supported_versions()
+        if not isinstance(version, str) or not re.fullmatch(r"[0-9]{1,4}(\.[0-9]{1,4}){2}",
+                                                            version):
+            _corrupt(self.dir, f"{fid}'s StableHLO artifact has a malformed version "
+                               f"{version!r}")
+        numbers = [tuple(map(int, v.split("."))) for v in (oldest, version, newest)]
+        if not numbers[0] <= numbers[1] <= numbers[2]:
+            raise UnimplementedError(None, None, f"SavedModel at {self.dir}: {fid}'s StableHLO "
+                                                 f"artifact has version {version}; this jaxlib "
+                                                 f"reads versions {oldest} to {newest}")
+        try:
+            portable.deserialize(self.files.read(entry["file"]))
+        except ValueError as e:
+            _corrupt(self.dir, f"{entry['file']} is {e}")
+
     def constant(self, name):
         if name not in self.constants:
             _corrupt(self.dir, f"the captured constant {name} is missing from {CAPTURES}")
@@ -463,29 +606,30 @@ class _Loader:
         return Tensor._wrap(value, D.from_numpy(value.dtype))
 
 
-def _corrupt(folder, why):
-    raise DataLossError(None, None, f"SavedModel at {folder} is damaged: {why}")
+_corrupt = files.corrupt
+_PYTHON_CALLS = ("df.py_function", "df.numpy_function")
 
 
-def _read_json(folder):
-    path = os.path.join(folder, MANIFEST)
-    if not os.path.isfile(path):
-        raise OSError(f"SavedModel file does not exist at: {path}")
-    try:
-        with open(path, encoding="utf-8") as f:
-            manifest = json.load(f)
-    except (UnicodeDecodeError, json.JSONDecodeError) as e:
-        _corrupt(folder, f"{MANIFEST} is not JSON ({e})")
-    if not isinstance(manifest, dict) or manifest.get("format") != _FORMAT:
-        _corrupt(folder, f"{MANIFEST} is not a flowjit SavedModel manifest")
-    return manifest
+def _refuse_python_calls(folder, rel, module):
+    """A SavedModel cannot restore a Python function (TF fails when the function runs, with
+    this class and text), and its token would resolve to whatever the loading process
+    registered under it: refused on load."""
+    for op in module.walk():
+        if op.name in _PYTHON_CALLS:
+            token = getattr(op.attributes.get("func"), "data", "?")
+            raise InvalidArgumentError(
+                None, None, f"Could not find callback with key={token} in the registry: "
+                            f"SavedModel at {folder}: {rel} calls a Python function "
+                            f"({op.name.removeprefix('df.')}), which a SavedModel cannot "
+                            f"restore")
 
 
-def _read_tensors(folder, rel):
-    try:
-        return safetensors.read(os.path.join(folder, rel))[0]
-    except safetensors.FormatError as e:
-        _corrupt(folder, str(e))
+def _output_indices(structure) -> list:
+    if structure[0] == "out":
+        return [structure[1]]
+    if structure[0] == "nest":
+        return [i for child in structure[3] for i in _output_indices(child)]
+    return []
 
 
 def load(export_dir, tags=None, options=None, jit_compile=None):
@@ -498,7 +642,7 @@ def load(export_dir, tags=None, options=None, jit_compile=None):
         for name, s in loader.manifest["signatures"].items():
             signatures[name] = SignatureFunction(name, loader.function(s["function"]),
                                                  list(s["inputs"]), list(s["outputs"]))
-    except (AttributeError, KeyError, TypeError, ValueError) as e:
+    except (AttributeError, KeyError, TypeError, ValueError, IndexError, RecursionError) as e:
         _corrupt(loader.dir, f"{MANIFEST} is malformed ({type(e).__name__}: {e})")
     root.signatures = signatures
     return root

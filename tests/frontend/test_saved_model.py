@@ -12,6 +12,7 @@ import pytest
 
 import flowjit as tf
 from helpers import assert_close, run_script
+from saved_model_forge import resign
 
 W = np.array([[0.5, -1.0], [1.5, 0.25], [-0.5, 2.0]], np.float32)
 B = np.array([0.1, -0.2], np.float32)
@@ -252,6 +253,9 @@ def test_variable_of_other_dtype_in_file(saved, tmp_path):
     tensors["w/.ATTRIBUTES/VARIABLE_VALUE"] = tensors["w/.ATTRIBUTES/VARIABLE_VALUE"].astype(
         np.float64)
     safetensors.write(file, tensors, meta)
+    with pytest.raises(tf.errors.DataLossError, match="checksum mismatch"):
+        tf.saved_model.load(path)
+    resign(path)
     with pytest.raises(tf.errors.DataLossError, match="expects .*float64"):
         tf.saved_model.load(path)
 

@@ -101,6 +101,12 @@ def for_stmt(iterable, extra_test, body, get_state, set_state, names, opts=None)
     anything else. In a Python loop whose `break`/`return` flag becomes a tensor TF raises;
     with `Feature.STAGED_PYTHON_LOOPS` each later iteration runs inside a cond on it."""
     opts = opts or {}
+    # An iterable that stages its own loop in a traced function (tf.data's datasets and
+    # iterators: a while loop pulling from an iterator resource).
+    staged_for = getattr(iterable, "_autograph_staged_for", None)
+    if staged_for is not None and func_graph.current() is not None:
+        staged_for(extra_test, body, get_state, set_state, names, opts)
+        return
     staged = staging.as_staged_iterable(iterable)
     if staged is not None:
         if not _may_stage(opts, True):

@@ -15,7 +15,6 @@ import numpy as np
 from ...ir import dtypes as D
 from ...ir import errors
 from .. import nest
-from ..dispatch import convert_to_tensor
 from ..export import tf_export
 from ..specs import TensorSpec
 from . import structure
@@ -74,6 +73,7 @@ class Dataset:
         return UNKNOWN
 
     def cardinality(self):
+        from ..dispatch import convert_to_tensor
         return convert_to_tensor(np.int64(self._cardinality()))
 
     def options(self) -> Options:
@@ -235,7 +235,7 @@ class Dataset:
 
     @staticmethod
     def list_files(file_pattern, shuffle=None, seed=None, name=None):
-        patterns = convert_to_tensor(file_pattern).numpy().reshape(-1)
+        patterns = np.asarray(structure.host(file_pattern).numpy(), object).reshape(-1)
         names = sorted({f for p in patterns for f in glob.glob(
             p.decode() if isinstance(p, bytes) else str(p))})
         if not names:
@@ -243,7 +243,7 @@ class Dataset:
             raise errors.InvalidArgumentError(
                 None, None, f"Expected 'tf.Tensor(False, shape=(), dtype=bool)' to be true. "
                             f"Summarized data: b'No files matched pattern: {shown}'")
-        ds = _TensorSlices(convert_to_tensor(np.array([n.encode() for n in names], object)))
+        ds = _TensorSlices(structure.host(np.array([n.encode() for n in names], object)))
         return ds.shuffle(len(names), seed=seed) if shuffle is None or shuffle else ds
 
     @staticmethod
@@ -280,8 +280,7 @@ class _TensorSlices(Dataset):
         dims = set()
         for s, a in zip(flat_spec, flat):
             if s.shape.rank == 0:
-                raise ValueError(f"Unbatching a tensor is only supported for rank >= 1, but "
-                                 f"got a tensor of rank 0: {s}")
+                raise ValueError("Unbatching a tensor is only supported for rank >= 1")
             dims.add(a.shape[0])
         if len(dims) > 1:
             a, b = sorted(dims)[:2]
@@ -304,7 +303,7 @@ class _Range(Dataset):
         if not 1 <= len(args) <= 3:
             raise TypeError(f"range() takes from 1 to 3 positional arguments "
                             f"({len(args)} given)")
-        ints = [int(convert_to_tensor(a).numpy()) for a in args]
+        ints = [int(structure.host(a).numpy()) for a in args]
         start, stop, step = ([0] + ints + [1])[:3] if len(ints) == 1 else (ints + [1])[:3]
         if step == 0:
             raise errors.InvalidArgumentError(None, None, "step must be a non-zero integer.")
@@ -344,7 +343,7 @@ class _Generator(Dataset):
         self.element_spec = spec
         self._flat_spec = structure.flat_specs(spec)
         self._generator = generator
-        self._args = tuple(convert_to_tensor(a) for a in (args or ()))
+        self._args = tuple(structure.host(a) for a in (args or ()))
 
     @staticmethod
     def _check_spec(s):
@@ -368,19 +367,20 @@ class _Generator(Dataset):
                             f"{self.element_spec}, but the yielded element was {value}.") from e
         out = []
         for spec, v in zip(self._flat_spec, flat):
+            # as TF's script op: NumPy's conversion to the declared dtype (1.5 -> 1 for int32)
             try:
-                t = convert_to_tensor(v, dtype=spec.dtype)
+                a = np.asarray(v, dtype=object if spec.dtype is D.string else spec.dtype.np)
             except (TypeError, ValueError) as e:
                 raise errors.InvalidArgumentError(
                     None, None, f"TypeError: `generator` yielded an element that could not be "
                                 f"converted to the expected type. The expected type was "
                                 f"{spec.dtype.name}, but the yielded element was {v}.") from e
-            if not spec.shape.is_compatible_with(t.shape):
+            if not spec.shape.is_compatible_with(a.shape):
                 raise errors.InvalidArgumentError(
-                    None, None, f"`generator` yielded an element of shape "
-                                f"{t.shape.as_list() if t.shape.rank is not None else t.shape}"
-                                f" where an element of shape {spec.shape} was expected.")
-            out.append(t.numpy())
+                    None, None, f"TypeError: `generator` yielded an element of shape "
+                                f"{a.shape} where an element of shape "
+                                f"{tuple(spec.shape.as_list())} was expected.")
+            out.append(a)
         return tuple(out)
 
 
@@ -409,12 +409,12 @@ class TextLineDataset(Dataset):
         if compression_type not in (None, ""):
             raise NotImplementedError(f"flowjit's TextLineDataset reads uncompressed files "
                                       f"only, not compression_type={compression_type!r}")
-        names = convert_to_tensor(filenames)
+        names = structure.host(filenames)
         if names.dtype is not D.string:
             raise TypeError(f"`filenames` must be a `tf.Tensor` of `tf.string`, got "
                             f"{names.dtype!r}")
         self._files = [f.decode() if isinstance(f, bytes) else str(f)
-                       for f in names.numpy().reshape(-1)]
+                       for f in np.asarray(names.numpy(), object).reshape(-1)]
         self.element_spec = TensorSpec([], D.string)
 
     def _components(self, ctx):

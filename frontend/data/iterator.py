@@ -257,7 +257,7 @@ class Optional:
     def get_value(self, name=None):
         if func_graph.current() is None and self._value is None:
             raise errors.InvalidArgumentError(None, "OptionalGetValue",
-                                              "The optional does not have a value")
+                                              "The given optional does not have a value.")
         return self._value
 
 
@@ -353,7 +353,7 @@ def reduce_dataset(dataset, initial_state, reduce_func):
 def _staged_reduce(dataset, initial_state, reduce_func):
     from .. import control_flow
     from ..autograph import converter
-    state0 = nest.map_structure(convert_to_tensor, structure.normalize(initial_state))
+    state0 = structure.normalize(initial_state, convert_to_tensor)
     spec = nest.map_structure(structure.spec_of, state0)
     user = converter.convert(reduce_func) or reduce_func
     it = _GraphIterator(dataset)

@@ -17,12 +17,28 @@ from ..specs import TensorSpec
 from ..tensor import Tensor
 
 
-def normalize(value):
-    """`value` with every leaf (and every list) converted to a Tensor."""
+def host(value, dtype=None):
+    """`value` as an eager Tensor, also while a function is traced (a dataset built inside
+    `tf.function` holds Python and eager values, as its recipe runs on the host)."""
+    from .. import func_graph
+    if hasattr(value, "_node"):
+        raise NotImplementedError(
+            f"flowjit's tf.data takes the arguments of a dataset as Python or eager values; "
+            f"{value.name} is a tensor of the function being traced. Build the dataset "
+            f"outside the function, or pass the value as a Python number.")
+    with func_graph.init_scope():
+        return convert_to_tensor(value, dtype=dtype)
+
+
+def normalize(value, convert=host):
+    """`value` with every leaf (and every list) converted to an eager Tensor (or with
+    `convert`: a traced function's state may hold graph tensors)."""
     if isinstance(value, list) or not nest.is_nested(value):
-        return value if isinstance(value, Tensor) else convert_to_tensor(value)
+        return value if isinstance(value, Tensor) and not hasattr(value, "_node") \
+            else convert(value)
     kind = nest.kind_of(value)
-    return nest.rebuild(value, kind, [normalize(c) for c in nest.children(value, kind)])
+    return nest.rebuild(value, kind, [normalize(c, convert)
+                                      for c in nest.children(value, kind)])
 
 
 def spec_of(value):

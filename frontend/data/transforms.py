@@ -19,8 +19,7 @@ import numpy as np
 from ...ir import dtypes as D
 from ...ir import errors
 from ...ir.shapes import TensorShape
-from .. import nest
-from ..dispatch import convert_to_tensor
+from .. import func_graph, nest
 from ..specs import TensorSpec
 from . import structure
 from .context import INFINITE, UNKNOWN
@@ -31,7 +30,7 @@ _DEFAULT_PARALLELISM = os.cpu_count() or 1
 
 
 def _int(value, name) -> int:
-    return int(convert_to_tensor(value, dtype=D.int64).numpy())
+    return int(structure.host(value, dtype=D.int64).numpy())
 
 
 def _positive(value, name) -> int:
@@ -107,8 +106,7 @@ class Filter(_Unary):
                 yield c
 
     def _cardinality(self):
-        n = self._input._cardinality()
-        return INFINITE if n == INFINITE else UNKNOWN
+        return UNKNOWN
 
 
 class TakeWhile(Filter):
@@ -177,8 +175,7 @@ class Unique(_Unary):
                 yield c
 
     def _cardinality(self):
-        n = self._input._cardinality()
-        return INFINITE if n == INFINITE else UNKNOWN
+        return UNKNOWN
 
 
 class WithOptions(_Unary):
@@ -264,16 +261,17 @@ class Skip(_Unary):
 
 
 # --- batching -----------------------------------------------------------------------------------
-def _stack(parts, index):
+def _stack(parts):
     try:
         return np.stack(parts)
     except ValueError:
         first = np.shape(parts[0])
         k = next(i for i, p in enumerate(parts) if np.shape(p) != first)
+        shown = lambda s: "[" + ",".join(map(str, s)) + "]"  # noqa: E731
         raise errors.InvalidArgumentError(
-            None, None, f"Cannot batch tensors with different shapes in component {index}. "
-                        f"First element had shape {list(first)} and element {k} had shape "
-                        f"{list(np.shape(parts[k]))}.") from None
+            None, None, f"Cannot add tensor to the batch: number of elements does not match. "
+                        f"Shapes are: [tensor]: {shown(np.shape(parts[k]))}, [batch]: "
+                        f"{shown(first)}") from None
 
 
 class Batch(_Unary):
@@ -285,7 +283,7 @@ class Batch(_Unary):
                                               self._size if self._drop else None)
 
     def _batch(self, rows):
-        return tuple(_stack(list(parts), i) for i, parts in enumerate(zip(*rows)))
+        return tuple(_stack(list(parts)) for parts in zip(*rows))
 
     def _components(self, ctx):
         rows = []
@@ -309,7 +307,7 @@ def _padded_shape(spec, shape):
         return TensorShape([None] * spec.shape.rank)
     dims = [None if d in (None, -1) else int(d) for d in
             (shape.as_list() if isinstance(shape, TensorShape) else list(
-                convert_to_tensor(shape, dtype=D.int64).numpy()))]
+                structure.host(shape, dtype=D.int64).numpy()))]
     target = TensorShape(dims)
     if not target.is_compatible_with(TensorShape([None] * spec.shape.rank)) or \
             any(p is not None and s is not None and p < s
@@ -338,7 +336,7 @@ class PaddedBatch(Batch):
                   else _leaves(padding_values, len(specs)))
         self._values = [np.array(b"" if s.dtype is D.string else 0, object
                                  if s.dtype is D.string else s.dtype.np) if v is None
-                        else convert_to_tensor(v, dtype=s.dtype).numpy()
+                        else structure.host(v, dtype=s.dtype).numpy()
                         for s, v in zip(specs, values)]
         flat = [TensorSpec(TensorShape([self._size if self._drop else None]).concatenate(p),
                            s.dtype) for s, p in zip(specs, self._shapes)]
@@ -385,6 +383,9 @@ class Unbatch(_Unary):
 
     def _cardinality(self):
         n = self._input._cardinality()
+        dims = {s.shape.as_list()[0] for s in structure.flat_specs(self._input.element_spec)}
+        if n >= 0 and len(dims) == 1 and None not in dims:
+            return n * dims.pop()
         return INFINITE if n == INFINITE else UNKNOWN
 
 
@@ -404,8 +405,8 @@ class Shuffle(_Unary):
         if self._size == AUTOTUNE:
             self._size = 1 << 16
         elif self._size <= 0:
-            raise errors.InvalidArgumentError(None, None,
-                                              "buffer_size must be greater than zero.")
+            raise errors.InvalidArgumentError(
+                None, None, "buffer_size must be greater than zero or UNKNOWN_CARDINALITY")
         self._seed = None if seed is None else _int(seed, "seed")
         self._reshuffle = True if reshuffle_each_iteration is None else \
             bool(reshuffle_each_iteration)
@@ -564,7 +565,7 @@ class Choose(Dataset):
         if not (isinstance(spec, TensorSpec) and spec.dtype is D.int64 and
                 spec.shape.rank == 0):
             raise TypeError(f"Invalid `choice_dataset`. Elements of `choice_dataset` must "
-                            f"be scalar of `tf.int64` dtype, but got {spec}.")
+                            f"be scalar `tf.int64` tensors but are {spec}.")
         self._datasets, self._choice = datasets, choice_dataset
         self._stop = bool(stop_on_empty_dataset)
         self._inputs = tuple(datasets) + (choice_dataset,)
@@ -599,7 +600,7 @@ class _Sample(Dataset):
             raise ValueError("Invalid `datasets`. `datasets` should not be empty.")
         n = len(self._datasets)
         w = np.full(n, 1.0 / n) if weights is None else \
-            np.asarray(convert_to_tensor(weights, dtype=D.float64).numpy(), np.float64)
+            np.asarray(structure.host(weights, dtype=D.float64).numpy(), np.float64)
         if w.shape != (n,):
             raise ValueError(f"Invalid `weights`. The shape of `weights` should be "
                              f"compatible with `[len(datasets)]` but is {list(w.shape)}.")
@@ -661,8 +662,9 @@ class Interleave(_Unary):
     def _probe_spec(self):
         """The inner datasets' spec: the function run once on a placeholder element."""
         zeros = structure.zeros(structure.flat_specs(self._input.element_spec))
-        return _as_dataset(call_eagerly(self._func, self._input.element_spec, zeros),
-                           "interleave").element_spec
+        with func_graph.init_scope():
+            return _as_dataset(call_eagerly(self._func, self._input.element_spec, zeros),
+                               "interleave").element_spec
 
     def _open(self, components, ctx):
         ds = _as_dataset(call_eagerly(self._func, self._input.element_spec, components),
@@ -774,17 +776,18 @@ class GroupByWindow(_Unary):
         self._size_fn = window_size_func
         self._size = None if window_size is None else _positive(window_size, "window_size")
         empty = Materialized(self.element_spec, [])
-        self.element_spec = _as_dataset(reduce_func(convert_to_tensor(np.int64(0)), empty),
-                                        "group_by_window").element_spec
+        with func_graph.init_scope():
+            probe = reduce_func(structure.host(np.int64(0)), empty)
+        self.element_spec = _as_dataset(probe, "group_by_window").element_spec
 
     def _window_size(self, key):
         if self._size is not None:
             return self._size
-        return int(convert_to_tensor(self._size_fn(convert_to_tensor(np.int64(key)))).numpy())
+        return int(structure.host(self._size_fn(structure.host(np.int64(key)))).numpy())
 
     def _flush(self, key, rows, ctx):
         ds = Materialized(self._input.element_spec, rows)
-        out = _as_dataset(self._reduce(convert_to_tensor(np.int64(key)), ds),
+        out = _as_dataset(self._reduce(structure.host(np.int64(key)), ds),
                           "group_by_window")
         yield from out._components(ctx)
 

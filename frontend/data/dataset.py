@@ -358,13 +358,13 @@ class _Generator(Dataset):
 
     def _convert(self, value):
         try:
-            flat = nest.flatten_up_to(self.element_spec, value) if hasattr(
-                nest, "flatten_up_to") else _flatten_like(self.element_spec, value)
+            flat = structure.flatten_like(self.element_spec, value)
         except (TypeError, ValueError) as e:
             raise errors.InvalidArgumentError(
                 None, None, f"TypeError: `generator` yielded an element that did not match "
                             f"the expected structure. The expected structure was "
-                            f"{self.element_spec}, but the yielded element was {value}.") from e
+                            f"{nest.map_structure(lambda s: s.dtype, self.element_spec)}, but "
+                            f"the yielded element was {value}.") from e
         out = []
         for spec, v in zip(self._flat_spec, flat):
             # as TF's script op: NumPy's conversion to the declared dtype (1.5 -> 1 for int32)
@@ -382,22 +382,6 @@ class _Generator(Dataset):
                                 f"{tuple(spec.shape.as_list())} was expected.")
             out.append(a)
         return tuple(out)
-
-
-def _flatten_like(spec, value) -> list:
-    """`value`'s leaves at the positions of `spec`'s TensorSpecs (a list there is a tensor)."""
-    if isinstance(spec, TensorSpec):
-        return [value]
-    kind = nest.kind_of(spec)
-    if nest.kind_of(value) != kind or isinstance(value, list) != isinstance(spec, list):
-        raise TypeError(f"structure mismatch: {value!r}")
-    if kind == nest.MAPPING:
-        if set(spec) != set(value):
-            raise ValueError(f"keys differ: {sorted(spec)} vs {sorted(value)}")
-        return [x for k in sorted(spec) for x in _flatten_like(spec[k], value[k])]
-    if len(spec) != len(value):
-        raise ValueError(f"length {len(value)} where {len(spec)} was expected")
-    return [x for s, v in zip(spec, value) for x in _flatten_like(s, v)]
 
 
 @tf_export("data.TextLineDataset")

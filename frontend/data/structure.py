@@ -151,3 +151,20 @@ def zeros(flat_specs_):
     """Placeholder components of the specs' shapes (unknown dims 0; an empty dataset for a
     dataset component): an empty Optional's value, a probe of a function."""
     return tuple(_placeholder(s) for s in flat_specs_)
+
+
+def flatten_like(spec, value) -> list:
+    """`value`'s leaves at the positions of `spec`'s leaves (a list there is one leaf: a
+    tensor, or a shape)."""
+    if not nest.is_nested(spec):
+        return [value]
+    kind = nest.kind_of(spec)
+    if nest.kind_of(value) != kind or isinstance(value, list) != isinstance(spec, list):
+        raise TypeError(f"structure mismatch: {value!r}")
+    if kind == nest.MAPPING:
+        if set(spec) != set(value):
+            raise ValueError(f"keys differ: {sorted(spec)} vs {sorted(value)}")
+        return [x for k in sorted(spec) for x in flatten_like(spec[k], value[k])]
+    if len(spec) != len(value):
+        raise ValueError(f"length {len(value)} where {len(spec)} was expected")
+    return [x for s, v in zip(spec, value) for x in flatten_like(s, v)]

@@ -329,11 +329,10 @@ class PaddedBatch(Batch):
                 raise ValueError("You must provide `padded_shapes` argument because component "
                                  "0 has unknown rank.")
         shapes = ([None] * len(specs) if padded_shapes is None
-                  else nest.flatten_up_to(self.element_spec, padded_shapes)
-                  if hasattr(nest, "flatten_up_to") else _leaves(padded_shapes, len(specs)))
+                  else structure.flatten_like(self.element_spec, padded_shapes))
         self._shapes = [_padded_shape(s, p) for s, p in zip(specs, shapes)]
         values = ([None] * len(specs) if padding_values is None
-                  else _leaves(padding_values, len(specs)))
+                  else structure.flatten_like(self.element_spec, padding_values))
         self._values = [np.array(b"" if s.dtype is D.string else 0, object
                                  if s.dtype is D.string else s.dtype.np) if v is None
                         else structure.host(v, dtype=s.dtype).numpy()
@@ -357,13 +356,6 @@ class PaddedBatch(Batch):
                 batch[(k,) + tuple(slice(0, n) for n in p.shape)] = p
             out.append(batch)
         return tuple(out)
-
-
-def _leaves(value, n):
-    flat = [value] if not isinstance(value, (tuple, dict)) else nest.flatten(value)
-    if len(flat) != n:
-        raise ValueError(f"expected {n} components, got {len(flat)}: {value!r}")
-    return flat
 
 
 class Unbatch(_Unary):

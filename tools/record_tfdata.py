@@ -1,5 +1,5 @@
-"""Record TF 2.21's tf.data behaviour for tests/tfdata: `/work/tfenv/bin/python
-tools/record_tfdata.py` writes tests/data/tfdata.json.
+"""Record TF 2.21's tf.data behaviour for tests/tfdata: run with a Python that has
+`tensorflow-cpu==2.21`, `python tools/record_tfdata.py`; it writes tests/data/tfdata.json.
 
 Each case is a Python expression over `tf` and `np` that both TF and flowjit evaluate: a
 dataset (its elements, element_spec and cardinality are recorded) or, under "errors", an

@@ -58,7 +58,8 @@ class TracedFunction:
 
     def __call__(self, components):
         """Run on one element's components; returns the result's components."""
-        outs = self._concrete(*[Tensor(c) for c in components])
+        # the flat call: the arguments fit the signature by construction
+        outs = self._concrete._call_flat([Tensor(c) for c in components])
         if isinstance(outs, Tensor):
             outs = [outs]
         return tuple(o.numpy() for o in outs)

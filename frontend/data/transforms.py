@@ -305,9 +305,13 @@ class Batch(_Unary):
 def _padded_shape(spec, shape):
     if shape is None:
         return TensorShape([None] * spec.shape.rank)
-    dims = [None if d in (None, -1) else int(d) for d in
-            (shape.as_list() if isinstance(shape, TensorShape) else list(
-                structure.host(shape, dtype=D.int64).numpy()))]
+    if isinstance(shape, TensorShape):
+        listed = shape.as_list()
+    elif isinstance(shape, (list, tuple)):
+        listed = list(shape)
+    else:
+        listed = list(structure.host(shape, dtype=D.int64).numpy())
+    dims = [None if d is None or int(d) == -1 else int(d) for d in listed]
     target = TensorShape(dims)
     if not target.is_compatible_with(TensorShape([None] * spec.shape.rank)) or \
             any(p is not None and s is not None and p < s

@@ -165,26 +165,26 @@ class Dataset:
 
     def interleave(self, map_func, cycle_length=None, block_length=None,
                    num_parallel_calls=None, deterministic=None, name=None):
-        return _t.Interleave(self, map_func, cycle_length, block_length)
+        return _c.Interleave(self, map_func, cycle_length, block_length)
 
     def flat_map(self, map_func, name=None):
-        return _t.Interleave(self, map_func, 1, 1)
+        return _c.Interleave(self, map_func, 1, 1)
 
     def enumerate(self, start=0, name=None):
         return Dataset.zip((Dataset.range(start, np.iinfo(np.int64).max), self))
 
     def window(self, size, shift=None, stride=1, drop_remainder=False, name=None):
-        return _t.Window(self, size, shift, stride, drop_remainder)
+        return _c.Window(self, size, shift, stride, drop_remainder)
 
     def group_by_window(self, key_func, reduce_func, window_size=None, window_size_func=None,
                         name=None):
-        return _t.GroupByWindow(self, key_func, reduce_func, window_size, window_size_func)
+        return _c.GroupByWindow(self, key_func, reduce_func, window_size, window_size_func)
 
     def bucket_by_sequence_length(self, element_length_func, bucket_boundaries,
                                   bucket_batch_sizes, padded_shapes=None, padding_values=None,
                                   pad_to_bucket_boundary=False, no_padding=False,
                                   drop_remainder=False, name=None):
-        return _t.bucket_by_sequence_length(
+        return _c.bucket_by_sequence_length(
             self, element_length_func, bucket_boundaries, bucket_batch_sizes, padded_shapes,
             padding_values, pad_to_bucket_boundary, no_padding, drop_remainder)
 
@@ -202,7 +202,7 @@ class Dataset:
         return reduce_dataset(self, initial_state, reduce_func)
 
     def concatenate(self, dataset, name=None):
-        return _t.Concatenate(self, dataset)
+        return _c.Concatenate(self, dataset)
 
     # --- sources --------------------------------------------------------------------------------
     @staticmethod
@@ -230,8 +230,7 @@ class Dataset:
             if not args:
                 raise TypeError("Must pass at least one dataset to `zip`.")
             datasets = args[0] if len(args) == 1 else args
-        from .transforms import Zip
-        return Zip(datasets)
+        return _c.Zip(datasets)
 
     @staticmethod
     def list_files(file_pattern, shuffle=None, seed=None, name=None):
@@ -248,14 +247,12 @@ class Dataset:
 
     @staticmethod
     def choose_from_datasets(datasets, choice_dataset, stop_on_empty_dataset=True):
-        from .transforms import Choose
-        return Choose(datasets, choice_dataset, stop_on_empty_dataset)
+        return _c.Choose(datasets, choice_dataset, stop_on_empty_dataset)
 
     @staticmethod
     def sample_from_datasets(datasets, weights=None, seed=None, stop_on_empty_dataset=False,
                              rerandomize_each_iteration=None):
-        from .transforms import sample_from_datasets
-        return sample_from_datasets(datasets, weights, seed, stop_on_empty_dataset,
+        return _c.sample_from_datasets(datasets, weights, seed, stop_on_empty_dataset,
                                     rerandomize_each_iteration)
 
 
@@ -410,5 +407,6 @@ class TextLineDataset(Dataset):
                     yield (np.array(line.rstrip(b"\n").rstrip(b"\r"), object),)
 
 
-# The transformations subclass Dataset; its methods reach them through this module name.
+# The transformations subclass Dataset; its methods reach them through these module names.
+from . import combine as _c  # noqa: E402
 from . import transforms as _t  # noqa: E402

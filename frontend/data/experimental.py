@@ -6,7 +6,7 @@ from ...ir import errors
 from ..export import tf_export
 from .context import INFINITE
 from .dataset import Dataset
-from .transforms import _int, _Unary
+from .transforms import Unary, as_int
 
 
 @tf_export("data.experimental.cardinality")
@@ -14,7 +14,7 @@ def cardinality(dataset):
     return dataset.cardinality()
 
 
-class _AssertCardinality(_Unary):
+class _AssertCardinality(Unary):
     def __init__(self, input_dataset, expected):
         super().__init__(input_dataset)
         self._expected = expected
@@ -41,7 +41,7 @@ class _AssertCardinality(_Unary):
 
 @tf_export("data.experimental.assert_cardinality")
 def assert_cardinality(expected_cardinality):
-    expected = _int(expected_cardinality, "expected_cardinality")
+    expected = as_int(expected_cardinality, "expected_cardinality")
     return lambda dataset: _AssertCardinality(dataset, expected)
 
 

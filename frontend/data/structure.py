@@ -140,7 +140,7 @@ def _placeholder_shape(shape: TensorShape) -> list:
 
 def _placeholder(spec):
     if isinstance(spec, DatasetSpec):
-        from .transforms import Materialized
+        from .combine import Materialized
         return Materialized(spec.element_spec, [])
     if spec.dtype is D.string:
         return np.full(_placeholder_shape(spec.shape), b"", object)

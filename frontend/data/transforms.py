@@ -1,10 +1,9 @@
-"""The transformations of `tf.data.Dataset`, each a Dataset over its input(s).
+"""The transformations of one `tf.data.Dataset` (those over several datasets, or datasets
+of datasets, are in combine.py).
 
 Each class sets `element_spec`, implements `_components(ctx)` (a fresh Python iterator over
 flat tuples of arrays per iterator) and `_cardinality()` with TF's rules. Functions that
-return tensors (`map`, `filter`, `scan`, keys) are traced once (functions.py); functions that
-return datasets (`interleave`, `flat_map`, `group_by_window`'s reducer) run eagerly per
-element, see README's "Differences from TF".
+return tensors (`map`, `filter`, `scan`, keys) are traced once (functions.py).
 """
 from __future__ import annotations
 
@@ -19,28 +18,28 @@ import numpy as np
 from ...ir import dtypes as D
 from ...ir import errors
 from ...ir.shapes import TensorShape
-from .. import func_graph, nest
+from .. import nest
 from ..specs import TensorSpec
 from . import structure
 from .context import INFINITE, UNKNOWN
 from .dataset import AUTOTUNE, Dataset
-from .functions import TracedFunction, call_eagerly
+from .functions import TracedFunction
 
-_DEFAULT_PARALLELISM = os.cpu_count() or 1
+DEFAULT_PARALLELISM = os.cpu_count() or 1
 
 
-def _int(value, name) -> int:
+def as_int(value, name) -> int:
     return int(structure.host(value, dtype=D.int64).numpy())
 
 
-def _positive(value, name) -> int:
-    n = _int(value, name)
+def positive_int(value, name) -> int:
+    n = as_int(value, name)
     if n <= 0:
         raise errors.InvalidArgumentError(None, None, f"{name} must be greater than zero.")
     return n
 
 
-class _Unary(Dataset):
+class Unary(Dataset):
     def __init__(self, input_dataset):
         if not isinstance(input_dataset, Dataset):
             raise TypeError(f"expected a tf.data.Dataset, got {input_dataset!r}")
@@ -53,14 +52,14 @@ class _Unary(Dataset):
 
 
 # --- element-wise ---------------------------------------------------------------------------
-class Map(_Unary):
+class Map(Unary):
     def __init__(self, input_dataset, func, num_parallel_calls):
         super().__init__(input_dataset)
         self._fn = TracedFunction(func, input_dataset.element_spec, "map")
         self.element_spec = self._fn.output_spec
         n = num_parallel_calls
-        self._parallel = None if n is None else (_DEFAULT_PARALLELISM if n == AUTOTUNE
-                                                 else _positive(n, "num_parallel_calls"))
+        self._parallel = None if n is None else (DEFAULT_PARALLELISM if n == AUTOTUNE
+                                                 else positive_int(n, "num_parallel_calls"))
 
     def _components(self, ctx):
         fn = self._fn
@@ -94,7 +93,7 @@ def _predicate(func, spec, what):
     return fn
 
 
-class Filter(_Unary):
+class Filter(Unary):
     def __init__(self, input_dataset, predicate):
         super().__init__(input_dataset)
         self._fn = _predicate(predicate, self.element_spec, "filter")
@@ -111,7 +110,7 @@ class Filter(_Unary):
 
 class TakeWhile(Filter):
     def __init__(self, input_dataset, predicate):
-        _Unary.__init__(self, input_dataset)
+        Unary.__init__(self, input_dataset)
         self._fn = _predicate(predicate, self.element_spec, "take_while")
 
     def _components(self, ctx):
@@ -125,7 +124,7 @@ class TakeWhile(Filter):
         return UNKNOWN
 
 
-class Scan(_Unary):
+class Scan(Unary):
     def __init__(self, input_dataset, initial_state, scan_func):
         super().__init__(input_dataset)
         state_spec, self._init = structure.specs_of(structure.normalize(initial_state))
@@ -157,7 +156,7 @@ class Scan(_Unary):
             yield out[k:]
 
 
-class Unique(_Unary):
+class Unique(Unary):
     def __init__(self, input_dataset):
         super().__init__(input_dataset)
         spec = self.element_spec
@@ -178,7 +177,7 @@ class Unique(_Unary):
         return UNKNOWN
 
 
-class WithOptions(_Unary):
+class WithOptions(Unary):
     def __init__(self, input_dataset, options):
         super().__init__(input_dataset)
         self._own_options = options
@@ -188,10 +187,10 @@ class WithOptions(_Unary):
 
 
 # --- counting ----------------------------------------------------------------------------------
-class Repeat(_Unary):
+class Repeat(Unary):
     def __init__(self, input_dataset, count):
         super().__init__(input_dataset)
-        self._count = -1 if count is None else _int(count, "count")
+        self._count = -1 if count is None else as_int(count, "count")
 
     def _components(self, ctx):
         epoch = 0
@@ -213,10 +212,10 @@ class Repeat(_Unary):
         return n * self._count
 
 
-class Take(_Unary):
+class Take(Unary):
     def __init__(self, input_dataset, count):
         super().__init__(input_dataset)
-        self._count = _int(count, "count")
+        self._count = as_int(count, "count")
 
     def _components(self, ctx):
         if self._count < 0:
@@ -238,10 +237,10 @@ class Take(_Unary):
         return self._count if n == INFINITE else min(n, self._count)
 
 
-class Skip(_Unary):
+class Skip(Unary):
     def __init__(self, input_dataset, count):
         super().__init__(input_dataset)
-        self._count = _int(count, "count")
+        self._count = as_int(count, "count")
 
     def _components(self, ctx):
         it = self._input._components(ctx)
@@ -274,10 +273,10 @@ def _stack(parts):
                         f"{shown(first)}") from None
 
 
-class Batch(_Unary):
+class Batch(Unary):
     def __init__(self, input_dataset, batch_size, drop_remainder):
         super().__init__(input_dataset)
-        self._size = _positive(batch_size, "Batch size")
+        self._size = positive_int(batch_size, "Batch size")
         self._drop = bool(drop_remainder)
         self.element_spec = structure.batched(self.element_spec,
                                               self._size if self._drop else None)
@@ -324,8 +323,8 @@ def _padded_shape(spec, shape):
 class PaddedBatch(Batch):
     def __init__(self, input_dataset, batch_size, padded_shapes, padding_values,
                  drop_remainder):
-        _Unary.__init__(self, input_dataset)
-        self._size = _positive(batch_size, "Batch size")
+        Unary.__init__(self, input_dataset)
+        self._size = positive_int(batch_size, "Batch size")
         self._drop = bool(drop_remainder)
         specs = structure.flat_specs(self.element_spec)
         for s in specs:
@@ -362,7 +361,7 @@ class PaddedBatch(Batch):
         return tuple(out)
 
 
-class Unbatch(_Unary):
+class Unbatch(Unary):
     def __init__(self, input_dataset):
         super().__init__(input_dataset)
         self.element_spec = structure.unbatched(self.element_spec)
@@ -391,19 +390,19 @@ class Rebatch(Batch):
 
 
 # --- order ----------------------------------------------------------------------------------------
-class Shuffle(_Unary):
+class Shuffle(Unary):
     """TF's shuffle buffer: fill `buffer_size` elements, emit a random one and refill its
     place; the generator per start comes from the iterator's context (context.py)."""
 
     def __init__(self, input_dataset, buffer_size, seed, reshuffle_each_iteration):
         super().__init__(input_dataset)
-        self._size = _int(buffer_size, "buffer_size")
+        self._size = as_int(buffer_size, "buffer_size")
         if self._size == AUTOTUNE:
             self._size = 1 << 16
         elif self._size <= 0:
             raise errors.InvalidArgumentError(
                 None, None, "buffer_size must be greater than zero or UNKNOWN_CARDINALITY")
-        self._seed = None if seed is None else _int(seed, "seed")
+        self._seed = None if seed is None else as_int(seed, "seed")
         self._reshuffle = True if reshuffle_each_iteration is None else \
             bool(reshuffle_each_iteration)
         if self._seed is None and not self._reshuffle:
@@ -428,13 +427,13 @@ class Shuffle(_Unary):
             yield buf.pop()
 
 
-class Prefetch(_Unary):
+class Prefetch(Unary):
     """A background thread runs the input up to `buffer_size` elements ahead, so the
     pipeline overlaps with the consumer's step."""
 
     def __init__(self, input_dataset, buffer_size):
         super().__init__(input_dataset)
-        n = _int(buffer_size, "buffer_size")
+        n = as_int(buffer_size, "buffer_size")
         self._size = 8 if n == AUTOTUNE else n
         if self._size < 0:
             raise errors.InvalidArgumentError(None, None, "buffer_size must be >= 0 or "
@@ -480,386 +479,8 @@ class Prefetch(_Unary):
             stop.set()
 
 
-# --- several inputs -------------------------------------------------------------------------------
-class Zip(Dataset):
-    def __init__(self, datasets):
-        flat = nest.flatten(datasets)
-        for d in flat:
-            if not isinstance(d, Dataset):
-                raise TypeError(f"Invalid input to `zip`. Inputs are expected to be (nested) "
-                                f"structures of `tf.data.Dataset` objects. Python `list` is "
-                                f"not supported and you should use `tuple` instead."
-                                if isinstance(datasets, list) else
-                                f"Invalid input to `zip`: {type(d).__name__} is not a "
-                                f"tf.data.Dataset.")
-        if isinstance(datasets, list):
-            raise TypeError("Invalid input to `zip`. Inputs are expected to be (nested) "
-                            "structures of `tf.data.Dataset` objects. Python `list` is not "
-                            "supported and you should use `tuple` instead.")
-        self._inputs = tuple(flat)
-        self.element_spec = nest.pack_sequence_as(datasets, [d.element_spec for d in flat])
-
-    def _components(self, ctx):
-        its = [d._components(ctx) for d in self._inputs]
-        for parts in zip(*its):
-            yield tuple(x for p in parts for x in p)
-
-    def _cardinality(self):
-        ns = [d._cardinality() for d in self._inputs]
-        finite = [n for n in ns if n >= 0]
-        if finite:
-            return min(finite)
-        return UNKNOWN if UNKNOWN in ns else INFINITE
-
-
-class Concatenate(Dataset):
-    def __init__(self, first, second):
-        try:
-            spec = structure.relaxed(first.element_spec, second.element_spec)
-        except (TypeError, ValueError) as e:
-            raise TypeError(f"Incompatible dataset elements:\n  {first.element_spec} vs. "
-                            f"\n  {second.element_spec}") from e
-        for a, b in zip(nest.flatten(first.element_spec), nest.flatten(second.element_spec)):
-            if a.dtype is not b.dtype:
-                raise TypeError(f"Incompatible dataset elements:\n  {first.element_spec} vs."
-                                f" \n  {second.element_spec}")
-        self._inputs = (first, second)
-        self.element_spec = spec
-
-    def _components(self, ctx):
-        for d in self._inputs:
-            yield from d._components(ctx)
-
-    def _cardinality(self):
-        a, b = (d._cardinality() for d in self._inputs)
-        if INFINITE in (a, b):
-            return INFINITE
-        return UNKNOWN if UNKNOWN in (a, b) else a + b
-
-
-def _common_spec(datasets):
-    spec = datasets[0].element_spec
-    for d in datasets[1:]:
-        try:
-            spec = structure.relaxed(spec, d.element_spec)
-            ok = all(a.dtype is b.dtype for a, b in zip(nest.flatten(spec),
-                                                       nest.flatten(d.element_spec)))
-        except (TypeError, ValueError):
-            ok = False
-        if not ok:
-            raise TypeError(f"Incompatible dataset elements:\n  {datasets[0].element_spec} "
-                            f"vs. \n  {d.element_spec}")
-    return spec
-
-
-class Choose(Dataset):
-    def __init__(self, datasets, choice_dataset, stop_on_empty_dataset):
-        datasets = list(datasets)
-        if not datasets:
-            raise ValueError("Invalid `datasets`. `datasets` should not be empty.")
-        spec = choice_dataset.element_spec
-        if not (isinstance(spec, TensorSpec) and spec.dtype is D.int64 and
-                spec.shape.rank == 0):
-            raise TypeError(f"Invalid `choice_dataset`. Elements of `choice_dataset` must "
-                            f"be scalar `tf.int64` tensors but are {spec}.")
-        self._datasets, self._choice = datasets, choice_dataset
-        self._stop = bool(stop_on_empty_dataset)
-        self._inputs = tuple(datasets) + (choice_dataset,)
-        self.element_spec = _common_spec(datasets)
-
-    def _components(self, ctx):
-        its = [d._components(ctx) for d in self._datasets]
-        live = [True] * len(its)
-        for (k,) in self._choice._components(ctx):
-            k = int(k)
-            if not 0 <= k < len(its):
-                raise errors.InvalidArgumentError(
-                    None, None, f"Selector index out of range: {k} >= {len(its)}")
-            if not live[k]:
-                continue
-            c = next(its[k], None)
-            if c is None:
-                live[k] = False
-                if self._stop:
-                    return
-                continue
-            yield c
-
-    def _cardinality(self):
-        return UNKNOWN
-
-
-class _Sample(Dataset):
-    def __init__(self, datasets, weights, seed, stop_on_empty, rerandomize):
-        self._datasets = list(datasets)
-        if not self._datasets:
-            raise ValueError("Invalid `datasets`. `datasets` should not be empty.")
-        n = len(self._datasets)
-        w = np.full(n, 1.0 / n) if weights is None else \
-            np.asarray(structure.host(weights, dtype=D.float64).numpy(), np.float64)
-        if w.shape != (n,):
-            raise ValueError(f"Invalid `weights`. The shape of `weights` should be "
-                             f"compatible with `[len(datasets)]` but is {list(w.shape)}.")
-        self._weights = w
-        self._seed = None if seed is None else _int(seed, "seed")
-        self._rerandomize = rerandomize is None or bool(rerandomize)
-        self._stop = bool(stop_on_empty)
-        self._inputs = tuple(self._datasets)
-        self.element_spec = _common_spec(self._datasets)
-
-    def _components(self, ctx):
-        rng = ctx.rng(self, self._seed, self._rerandomize)
-        its = [d._components(ctx) for d in self._datasets]
-        w = self._weights.copy()
-        while w.sum() > 0:
-            k = int(rng.choice(len(w), p=w / w.sum()))
-            c = next(its[k], None)
-            if c is None:
-                if self._stop:
-                    return
-                w[k] = 0
-                continue
-            yield c
-
-    def _cardinality(self):
-        ns = [d._cardinality() for d in self._datasets]
-        if all(n == INFINITE for n in ns):
-            return INFINITE
-        return UNKNOWN
-
-
-def sample_from_datasets(datasets, weights, seed, stop_on_empty_dataset, rerandomize):
-    return _Sample(datasets, weights, seed, stop_on_empty_dataset, rerandomize)
-
-
-# --- datasets of datasets -------------------------------------------------------------------
-def _as_dataset(value, what):
-    if not isinstance(value, Dataset):
-        raise TypeError(f"The `map_func` argument of `{what}` must return a `Dataset` object. "
-                        f"Got {type(value)!r}")
-    return value
-
-
-class Interleave(_Unary):
-    """TF's cycle: `cycle_length` open inner datasets, `block_length` elements from each in
-    turn; an exhausted one's slot takes the next input element when the cycle returns."""
-
-    def __init__(self, input_dataset, map_func, cycle_length, block_length):
-        super().__init__(input_dataset)
-        self._func = map_func
-        n = AUTOTUNE if cycle_length is None else _int(cycle_length, "cycle_length")
-        self._cycle = _DEFAULT_PARALLELISM if n == AUTOTUNE else n
-        self._block = 1 if block_length is None else _positive(block_length, "block_length")
-        if self._cycle <= 0:
-            raise errors.InvalidArgumentError(None, None,
-                                              "cycle_length must be greater than zero.")
-        self.element_spec = self._probe_spec()
-
-    def _probe_spec(self):
-        """The inner datasets' spec: the function run once on a placeholder element."""
-        zeros = structure.zeros(structure.flat_specs(self._input.element_spec))
-        with func_graph.init_scope():
-            return _as_dataset(call_eagerly(self._func, self._input.element_spec, zeros),
-                               "interleave").element_spec
-
-    def _open(self, components, ctx):
-        ds = _as_dataset(call_eagerly(self._func, self._input.element_spec, components),
-                         "interleave")
-        return ds._components(ctx)
-
-    def _components(self, ctx):
-        source = self._input._components(ctx)
-        slots = [None] * self._cycle
-        index, block, open_, source_done = 0, 0, 0, False
-        while not source_done or open_:
-            it = slots[index]
-            if it is not None:
-                c = next(it, None)
-                if c is not None:
-                    yield c
-                    block += 1
-                    if block == self._block:
-                        index, block = (index + 1) % self._cycle, 0
-                    continue
-                slots[index] = None
-                open_ -= 1
-                index, block = (index + 1) % self._cycle, 0
-            elif not source_done:
-                c = next(source, None)
-                if c is None:
-                    source_done = True
-                else:
-                    slots[index] = self._open(c, ctx)
-                    open_ += 1
-            else:
-                index, block = (index + 1) % self._cycle, 0
-
-    def _cardinality(self):
-        return UNKNOWN
-
-
-class Materialized(Dataset):
-    """A finite list of components (the elements of one window)."""
-
-    def __init__(self, spec, rows):
-        self.element_spec, self._rows = spec, rows
-
-    def _components(self, ctx):
-        return iter(self._rows)
-
-    def _cardinality(self):
-        return len(self._rows)
-
-
-class Window(_Unary):
-    def __init__(self, input_dataset, size, shift, stride, drop_remainder):
-        super().__init__(input_dataset)
-        self._size = _positive(size, "size")
-        self._shift = self._size if shift is None else _positive(shift, "shift")
-        self._stride = _positive(stride, "stride")
-        self._drop = bool(drop_remainder)
-        self.element_spec = nest.map_structure(structure.DatasetSpec, self.element_spec)
-
-    def _components(self, ctx):
-        spec = self._input.element_spec
-        flat = structure.flat_specs(spec)
-        span = (self._size - 1) * self._stride + 1
-        buf, start = collections.deque(), 0   # buf holds input elements from `start` on
-        it = self._input._components(ctx)
-        done = False
-        while True:
-            while not done and len(buf) < span:
-                c = next(it, None)
-                if c is None:
-                    done = True
-                else:
-                    buf.append(c)
-            rows = list(buf)[::self._stride][:self._size]
-            if not rows or (self._drop and len(rows) < self._size):
-                return
-            # one dataset per component, as TF's window (zip them to get element windows)
-            yield tuple(Materialized(s, [(r[i],) for r in rows]) for i, s in enumerate(flat))
-            for _ in range(self._shift):
-                if buf:
-                    buf.popleft()
-                elif not done:
-                    if next(it, None) is None:
-                        done = True
-            start += self._shift
-
-    def _cardinality(self):
-        n = self._input._cardinality()
-        if n < 0:
-            return n
-        if self._drop:
-            span = (self._size - 1) * self._stride + 1
-            return 0 if n < span else (n - span) // self._shift + 1
-        return -(-n // self._shift)
-
-
-class GroupByWindow(_Unary):
-    def __init__(self, input_dataset, key_func, reduce_func, window_size, window_size_func):
-        super().__init__(input_dataset)
-        if (window_size is None) == (window_size_func is None):
-            raise ValueError("Either the `window_size` argument or the `window_size_func` "
-                             "argument must be specified.")
-        self._key = TracedFunction(key_func, self.element_spec, "key_func")
-        ks = self._key.output_spec
-        if not (isinstance(ks, TensorSpec) and ks.dtype is D.int64 and ks.shape.rank == 0):
-            raise ValueError(f"Invalid `key_func`. Expected `key_func` to return a scalar "
-                             f"tf.int64 tensor, but instead `key_func` has output types={ks}")
-        self._reduce = reduce_func
-        self._size_fn = window_size_func
-        self._size = None if window_size is None else _positive(window_size, "window_size")
-        empty = Materialized(self.element_spec, [])
-        with func_graph.init_scope():
-            probe = reduce_func(structure.host(np.int64(0)), empty)
-        self.element_spec = _as_dataset(probe, "group_by_window").element_spec
-
-    def _window_size(self, key):
-        if self._size is not None:
-            return self._size
-        return int(structure.host(self._size_fn(structure.host(np.int64(key)))).numpy())
-
-    def _flush(self, key, rows, ctx):
-        ds = Materialized(self._input.element_spec, rows)
-        out = _as_dataset(self._reduce(structure.host(np.int64(key)), ds),
-                          "group_by_window")
-        yield from out._components(ctx)
-
-    def _components(self, ctx):
-        groups, sizes = {}, {}
-        for c in self._input._components(ctx):
-            key = int(self._key(c)[0])
-            if key not in sizes:
-                sizes[key] = self._window_size(key)
-            rows = groups.setdefault(key, [])
-            rows.append(c)
-            if len(rows) == sizes[key]:
-                del groups[key]
-                yield from self._flush(key, rows, ctx)
-        for key in sorted(groups):
-            yield from self._flush(key, groups[key], ctx)
-
-    def _cardinality(self):
-        n = self._input._cardinality()
-        return INFINITE if n == INFINITE else UNKNOWN
-
-
-def bucket_by_sequence_length(dataset, element_length_func, bucket_boundaries,
-                              bucket_batch_sizes, padded_shapes, padding_values,
-                              pad_to_bucket_boundary, no_padding, drop_remainder):
-    """TF's bucketing as TF builds it: a group_by_window keyed by bucket, each window a
-    (padded) batch of that bucket's size."""
-    boundaries = [int(b) for b in bucket_boundaries]
-    sizes = [int(b) for b in bucket_batch_sizes]
-    if len(sizes) != len(boundaries) + 1:
-        raise ValueError(f"len(bucket_batch_sizes) must equal len(bucket_boundaries) + 1 but "
-                         f"len(bucket_batch_sizes)={len(sizes)} and "
-                         f"len(bucket_boundaries)={len(boundaries)}")
-    if boundaries != sorted(boundaries):
-        raise ValueError(f"Buckets must be sorted but got {boundaries}")
-    length_fn = TracedFunction(element_length_func, dataset.element_spec, "element_length")
-    edges = np.array(boundaries, np.int64)
-
-    class _Keyed(_Unary):
-        def _components(self, ctx):
-            for c in self._input._components(ctx):
-                n = int(length_fn(c)[0])
-                yield (np.int64(np.searchsorted(edges, n, side="right")),) + c
-
-    def key_func(k, *rest):
-        return k
-
-    spec = dataset.element_spec
-
-    def reduce_func(key, window):
-        def strip(k, *rest):
-            return rest[0] if len(rest) == 1 else rest
-        window = window.map(strip)
-        b = int(key.numpy())
-        if no_padding:
-            return window.batch(sizes[b], drop_remainder=drop_remainder)
-        shapes = padded_shapes
-        if pad_to_bucket_boundary:
-            if b == len(boundaries):
-                raise errors.InvalidArgumentError(
-                    None, None, "When pad_to_bucket_boundary=True, elements must have length "
-                                "< max(bucket_boundaries).")
-            shapes = nest.map_structure(
-                lambda s: TensorShape([boundaries[b] - 1] + s.shape.as_list()[1:]), spec)
-        return window.padded_batch(sizes[b], shapes, padding_values,
-                                   drop_remainder=drop_remainder)
-
-    keyed = _Keyed(dataset)
-    key_spec = TensorSpec([], D.int64)
-    keyed.element_spec = (key_spec,) + (spec if isinstance(spec, tuple) else (spec,))
-    return GroupByWindow(keyed, key_func, reduce_func, None,
-                         lambda key: np.int64(sizes[int(key.numpy())]))
-
-
 # --- cache --------------------------------------------------------------------------------------
-class Cache(_Unary):
+class Cache(Unary):
     """The first complete pass is recorded (in memory, or in `filename` as safetensors) and
     later iterators replay it; a pass cut short records nothing, as TF."""
 

@@ -335,8 +335,9 @@ class _Generator(Dataset):
             if output_shapes is None:
                 spec = nest.map_structure(lambda t: TensorSpec(None, t), output_types)
             else:
-                spec = nest.map_structure(lambda t, s: TensorSpec(s, t), output_types,
-                                          output_shapes)
+                shapes = structure.flatten_like(output_types, output_shapes)
+                spec = nest.pack_sequence_as(output_types, [
+                    TensorSpec(s, t) for t, s in zip(nest.flatten(output_types), shapes)])
         self.element_spec = spec
         self._flat_spec = structure.flat_specs(spec)
         self._generator = generator

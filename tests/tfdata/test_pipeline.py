@@ -52,10 +52,11 @@ def test_parallel_map_keeps_order_and_overlaps():
         return tf.numpy_function(slow, [x], tf.int64) + 0
 
     ds = tf.data.Dataset.range(24).map(f, num_parallel_calls=4)
-    start = time.perf_counter()
     assert _values(ds) == list(range(24))
-    assert peak[0] >= 2
-    assert time.perf_counter() - start < 24 * 0.02
+    assert peak[0] >= 2       # calls overlapped (wall time is too noisy on a shared machine)
+    peak[0] = 0
+    assert _values(tf.data.Dataset.range(6).map(f)) == list(range(6))
+    assert peak[0] == 1
 
 
 def test_prefetch_runs_ahead_of_the_consumer():
@@ -189,3 +190,31 @@ def test_map_function_structure_and_iteration_protocol():
     with pytest.raises(StopIteration):
         next(it)
     assert len(ds) == 2 and len(ds.batch(3)) == 1
+
+
+def test_public_names_and_optional():
+    assert tf.data.AUTOTUNE == tf.data.experimental.AUTOTUNE == -1
+    assert tf.data.INFINITE_CARDINALITY == -1 and tf.data.UNKNOWN_CARDINALITY == -2
+    for name in ("cardinality", "assert_cardinality", "sample_from_datasets",
+                 "choose_from_datasets", "get_next_as_optional", "Optional"):
+        assert hasattr(tf.data.experimental, name), name
+    assert int(tf.data.experimental.cardinality(tf.data.Dataset.range(4))) == 4
+    it = iter(tf.data.Dataset.range(1))
+    assert it.element_spec == tf.TensorSpec([], tf.int64)
+    opt = tf.data.experimental.get_next_as_optional(it)
+    assert bool(opt.has_value()) and int(opt.get_value()) == 0
+    assert not bool(it.get_next_as_optional().has_value())
+    some = tf.experimental.Optional.from_value((1, 2.0))
+    assert bool(some.has_value()) and float(some.get_value()[1]) == 2.0
+    assert some.element_spec == (tf.TensorSpec([], tf.int32), tf.TensorSpec([], tf.float32))
+
+
+def test_legacy_generator_types_and_zip_arguments():
+    ds = tf.data.Dataset.from_generator(lambda: iter([[1, 2], [3, 4, 5]]),
+                                        output_types=tf.int64, output_shapes=[None])
+    assert ds.element_spec == tf.TensorSpec([None], tf.int64)
+    assert [v.tolist() for v in ds.as_numpy_iterator()] == [[1, 2], [3, 4, 5]]
+    pairs = tf.data.Dataset.zip(tf.data.Dataset.range(2), tf.data.Dataset.range(5, 9))
+    assert _values(pairs) == [[0, 5], [1, 6]]
+    with pytest.raises(TypeError):
+        tf.data.Dataset.zip(tf.data.Dataset.range(2), datasets=(tf.data.Dataset.range(2),))

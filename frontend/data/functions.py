@@ -10,10 +10,12 @@ from __future__ import annotations
 
 from .. import nest
 from ..autograph import converter
+from .. import compilation
 from ..dispatch import convert_to_tensor
 from ..function import Function, function
 from ..specs import TensorSpec
 from ..tensor import Tensor
+from ..tracing import COMPILE_LOCK
 from . import structure
 
 
@@ -57,12 +59,17 @@ class TracedFunction:
         self.output_spec = nest.map_structure(structure.spec_of, out)
 
     def __call__(self, components):
-        """Run on one element's components; returns the result's components."""
-        # the flat call: the arguments fit the signature by construction
-        outs = self._concrete._call_flat([Tensor(c) for c in components])
-        if isinstance(outs, Tensor):
-            outs = [outs]
-        return tuple(o.numpy() for o in outs)
+        """Run on one element's components; returns the result's components.
+
+        The graph executor's plan runs on the arrays themselves: the arguments fit the
+        signature by construction, and an input pipeline is never recorded by a
+        GradientTape (as TF's dataset ops are not)."""
+        cf = self._concrete
+        plan = cf._plan
+        if plan is None:
+            with COMPILE_LOCK:
+                plan = cf._plan if cf._plan is not None else compilation.build_plan(cf)
+        return tuple(plan.run(list(components) + cf._capture_values))
 
 
 def call_eagerly(func, element_spec, components):

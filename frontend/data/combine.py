@@ -52,6 +52,23 @@ class Zip(Dataset):
         return UNKNOWN if UNKNOWN in ns else INFINITE
 
 
+class Counter(Dataset):
+    """start, start + 1, ... (int64) without end: `enumerate`'s index."""
+
+    def __init__(self, start):
+        self._start = as_int(start, "start")
+        self.element_spec = TensorSpec([], D.int64)
+
+    def _components(self, ctx):
+        i = self._start
+        while True:
+            yield (np.array(i, np.int64),)
+            i += 1
+
+    def _cardinality(self):
+        return INFINITE
+
+
 class Concatenate(Dataset):
     def __init__(self, first, second):
         try:

@@ -171,7 +171,7 @@ class Dataset:
         return _c.Interleave(self, map_func, 1, 1)
 
     def enumerate(self, start=0, name=None):
-        return Dataset.zip((Dataset.range(start, np.iinfo(np.int64).max), self))
+        return _c.Zip((_c.Counter(start), self))
 
     def window(self, size, shift=None, stride=1, drop_remainder=False, name=None):
         return _c.Window(self, size, shift, stride, drop_remainder)

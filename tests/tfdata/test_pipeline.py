@@ -218,3 +218,6 @@ def test_legacy_generator_types_and_zip_arguments():
     assert _values(pairs) == [[0, 5], [1, 6]]
     with pytest.raises(TypeError):
         tf.data.Dataset.zip(tf.data.Dataset.range(2), datasets=(tf.data.Dataset.range(2),))
+    counted = tf.data.Dataset.range(3).repeat().enumerate()
+    assert counted.cardinality() == tf.data.INFINITE_CARDINALITY
+    assert _values(counted.take(4)) == [[0, 0], [1, 1], [2, 2], [3, 0]]

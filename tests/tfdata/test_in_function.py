@@ -76,6 +76,18 @@ def test_break_consumes_no_extra_element_from_iterator():
     assert int(take_until_three(it)) == 5   # 5 >= 3: one element, then break
 
 
+def test_python_enumerate_and_zip_of_datasets_stay_datasets():
+    @tf.function
+    def weighted(a, b):
+        acc = tf.constant(0, tf.int64)
+        for i, (x, y) in enumerate(zip(a, b), 1):
+            acc += i * x * y
+        return acc
+
+    a, b = tf.data.Dataset.range(4), tf.data.Dataset.range(10, 13)
+    assert int(weighted(a, b)) == 1 * 0 * 10 + 2 * 1 * 11 + 3 * 2 * 12
+
+
 def test_next_on_captured_and_passed_iterator():
     it = iter(tf.data.Dataset.from_tensor_slices(np.array([1.5, 2.5, 4.0], np.float32)))
 

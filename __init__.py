@@ -54,7 +54,7 @@ from .frontend.ops.counting import histogram_fixed_width, searchsorted, unique, 
 from .frontend.ops.checks import ensure_shape
 from .frontend.ops.script import numpy_function, py_function
 
-from . import (autodiff, autograph, config, debugging, distribute, dtypes, errors,
+from . import (autodiff, autograph, config, data, debugging, distribute, dtypes, errors,
                experimental, extend, image, keras, linalg, math, nest, nn, optimizers, random,
                saved_model, strings, train, types)
 

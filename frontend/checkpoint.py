@@ -51,12 +51,15 @@ def _children(obj):
         return [(str(k), obj[k]) for k in sorted(obj, key=repr)]
     if isinstance(obj, (list, tuple)):
         return [(str(i), v) for i, v in enumerate(obj)]
-    return []
+    own = getattr(obj, "_checkpoint_children", None)
+    return own() if own is not None else []
 
 
 def _is_trackable(obj) -> bool:
+    # An object may list its own children (Variables it refreshes from its state when
+    # `_checkpoint_children()` is called: a tf.data iterator's position).
     return isinstance(obj, (Variable, module_lib.Module, optimizers.Optimizer, Checkpoint,
-                            list, tuple, dict))
+                            list, tuple, dict)) or hasattr(obj, "_checkpoint_children")
 
 
 def _walk(pairs, prefix, seen, variables, objects):

@@ -67,6 +67,21 @@ class ValueContext:
         self.num_replicas_in_sync = num_replicas_in_sync
 
 
+class InputContext:
+    """TF's `tf.distribute.InputContext`: which input pipeline a `dataset_fn` builds."""
+
+    def __init__(self, num_input_pipelines=1, input_pipeline_id=0, num_replicas_in_sync=1):
+        self.num_input_pipelines = num_input_pipelines
+        self.input_pipeline_id = input_pipeline_id
+        self.num_replicas_in_sync = num_replicas_in_sync
+
+    def get_per_replica_batch_size(self, global_batch_size):
+        if global_batch_size % self.num_replicas_in_sync != 0:
+            raise ValueError(f"The `global_batch_size` {global_batch_size} is not divisible "
+                             f"by `num_replicas_in_sync` {self.num_replicas_in_sync}")
+        return global_batch_size // self.num_replicas_in_sync
+
+
 _STATE = threading.local()   # .replica: the ReplicaContext of a run being traced
 _DEFAULT = None
 
@@ -145,8 +160,16 @@ class MirroredStrategy:
                            for i in range(n)])
 
     def experimental_distribute_dataset(self, dataset, options=None):
-        raise NotImplementedError("flowjit has no tf.data: split the batch with "
-                                  "experimental_distribute_values_from_function")
+        """Each global batch of `dataset` split along its first axis over the replicas."""
+        from .data.distribute import DistributedDataset
+        return DistributedDataset.split_batches(dataset, self.num_replicas_in_sync)
+
+    def distribute_datasets_from_function(self, dataset_fn, options=None):
+        """One input pipeline (`dataset_fn(InputContext)`); replicas take its elements in
+        turn, each a per-replica batch."""
+        from .data.distribute import DistributedDataset
+        n = self.num_replicas_in_sync
+        return DistributedDataset.round_robin(dataset_fn(InputContext(1, 0, n)), n)
 
     def experimental_local_results(self, value):
         return value.values if isinstance(value, PerReplica) else (value,)
@@ -220,5 +243,5 @@ class MirroredStrategy:
         return Tensor(np.asarray(out, dtype=dtype.np), dtype)
 
 
-__all__ = ["MirroredStrategy", "ReduceOp", "ReplicaContext", "get_replica_context",
+__all__ = ["InputContext", "MirroredStrategy", "ReduceOp", "ReplicaContext", "get_replica_context",
            "in_cross_replica_context", "get_strategy"]

@@ -101,6 +101,12 @@ def for_stmt(iterable, extra_test, body, get_state, set_state, names, opts=None)
     anything else. In a Python loop whose `break`/`return` flag becomes a tensor TF raises;
     with `Feature.STAGED_PYTHON_LOOPS` each later iteration runs inside a cond on it."""
     opts = opts or {}
+    # An iterable that stages its own loop in a traced function (tf.data's datasets and
+    # iterators: a while loop pulling from an iterator resource).
+    staged_for = getattr(iterable, "_autograph_staged_for", None)
+    if staged_for is not None and func_graph.current() is not None:
+        staged_for(extra_test, body, get_state, set_state, names, opts)
+        return
     staged = staging.as_staged_iterable(iterable)
     if staged is not None:
         if not _may_stage(opts, True):
@@ -266,7 +272,14 @@ def range_(*args):
     return builtins.range(*args)
 
 
+def _is_dataset(x) -> bool:
+    """A tf.data dataset (it stages its own loop and has `Dataset.enumerate`)."""
+    return hasattr(x, "_autograph_staged_for") and hasattr(x, "enumerate")
+
+
 def enumerate_(iterable, start=0):
+    if func_graph.current() is not None and _is_dataset(iterable):
+        return iterable.enumerate(start)      # as TF: a dataset stays a dataset
     staged = staging.as_staged_iterable(iterable) if func_graph.current() is not None \
         and (staging.is_symbolic(iterable) or isinstance(iterable, (Tensor, TensorList,
                                                                     staging.TensorRange))) \
@@ -277,6 +290,8 @@ def enumerate_(iterable, start=0):
 
 
 def zip_(*iterables):
+    if func_graph.current() is not None and iterables and all(map(_is_dataset, iterables)):
+        return type(iterables[0]).zip(tuple(iterables))    # as TF: Dataset.zip
     if func_graph.current() is not None and any(
             staging.is_symbolic(i) or isinstance(i, (TensorList, staging.TensorRange,
                                                      staging.Enumerate)) for i in iterables):

@@ -1,0 +1,7 @@
+"""TF's `tf.data`: input pipelines (`Dataset`, `Iterator`, `Options`, `AUTOTUNE`, ...)."""
+import flowjit.frontend.data.iterator  # noqa: F401  (exports its classes when imported)
+from flowjit.frontend.export import install as _install
+
+from . import experimental
+
+_install(globals(), "data")

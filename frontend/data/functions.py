@@ -1,0 +1,77 @@
+"""A user function of a transformation (`map`, `filter`, `scan`, ...), traced once as TF does.
+
+TF traces a transformation's function into a graph when the transformation is built, with
+the element's specs as its signature: Python side effects run once, `tf.print` runs per
+element. Here the function is converted by AutoGraph, traced into a ConcreteFunction with the
+element's flat specs, and run per element on the graph executor. As TF, an element that is a
+tuple is passed as positional arguments, anything else as one argument.
+"""
+from __future__ import annotations
+
+from .. import nest
+from ..autograph import converter
+from .. import compilation
+from ..dispatch import convert_to_tensor
+from ..function import Function, function
+from ..specs import TensorSpec
+from ..tensor import Tensor
+from ..tracing import COMPILE_LOCK
+from . import structure
+
+
+def _call_user(func, element):
+    if isinstance(element, tuple) and not hasattr(element, "_fields"):
+        return func(*element)
+    return func(element)
+
+
+def _as_output(value):
+    """A result leaf as a Tensor; a list is a tensor in tf.data (as in its inputs)."""
+    if isinstance(value, list) or not nest.is_nested(value):
+        return value if isinstance(value, Tensor) or hasattr(value, "_node") \
+            else convert_to_tensor(value)
+    kind = nest.kind_of(value)
+    return nest.rebuild(value, kind, [_as_output(c) for c in nest.children(value, kind)])
+
+
+class TracedFunction:
+    """`func` traced for elements of `element_spec`; `output_spec` is what it returns."""
+
+    def __init__(self, func, element_spec, what="map"):
+        if not callable(func):
+            raise TypeError(f"`{what}` expects a callable, got {func!r}")
+        user = func if isinstance(func, Function) else (converter.convert(func) or func)
+        self._in_spec = element_spec
+        flat_in = structure.flat_specs(element_spec)
+        out_box = []
+
+        def traced(*flat):
+            element = nest.pack_sequence_as(element_spec, list(flat))
+            out = _as_output(_call_user(user, element))
+            out_box.append(out)
+            return nest.flatten(out)
+
+        traced.__name__ = f"{what}_{getattr(func, '__name__', 'fn')}"
+        self._fn = function(traced, autograph=False,
+                            input_signature=[TensorSpec(s.shape, s.dtype) for s in flat_in])
+        self._concrete = self._fn.get_concrete_function()
+        out = out_box[-1]
+        self.output_spec = nest.map_structure(structure.spec_of, out)
+
+    def __call__(self, components):
+        """Run on one element's components; returns the result's components.
+
+        The graph executor's plan runs on the arrays themselves: the arguments fit the
+        signature by construction, and an input pipeline is never recorded by a
+        GradientTape (as TF's dataset ops are not)."""
+        cf = self._concrete
+        plan = cf._plan
+        if plan is None:
+            with COMPILE_LOCK:
+                plan = cf._plan if cf._plan is not None else compilation.build_plan(cf)
+        return tuple(plan.run(list(components) + cf._capture_values))
+
+
+def call_eagerly(func, element_spec, components):
+    """`func` on one element as eager Tensors (the functions that return datasets)."""
+    return _call_user(func, structure.to_tensors(element_spec, components))

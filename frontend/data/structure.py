@@ -1,0 +1,170 @@
+"""An element's structure: nested `TensorSpec`s outside, a flat tuple of NumPy arrays inside.
+
+tf.data's nesting differs from `tf.nest` in one way: a Python list is a tensor, not a
+sequence (`from_tensor_slices([1, 2, 3])` yields scalars), so lists are converted before the
+structure is walked. The pipeline moves flat tuples of arrays ("components"); a value reaches
+user code as eager `Tensor`s packed into the element's structure.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ...ir import dtypes as D
+from ...ir.shapes import TensorShape
+from .. import nest
+from ..dispatch import convert_to_tensor
+from ..specs import TensorSpec
+from ..tensor import Tensor
+
+
+def host(value, dtype=None):
+    """`value` as an eager Tensor, also while a function is traced (a dataset built inside
+    `tf.function` holds Python and eager values, as its recipe runs on the host)."""
+    from .. import func_graph
+    if hasattr(value, "_node"):
+        raise NotImplementedError(
+            f"flowjit's tf.data takes the arguments of a dataset as Python or eager values; "
+            f"{value.name} is a tensor of the function being traced. Build the dataset "
+            f"outside the function, or pass the value as a Python number.")
+    with func_graph.init_scope():
+        return convert_to_tensor(value, dtype=dtype)
+
+
+def normalize(value, convert=host):
+    """`value` with every leaf (and every list) converted to an eager Tensor (or with
+    `convert`: a traced function's state may hold graph tensors)."""
+    if isinstance(value, list) or not nest.is_nested(value):
+        return value if isinstance(value, Tensor) and not hasattr(value, "_node") \
+            else convert(value)
+    kind = nest.kind_of(value)
+    return nest.rebuild(value, kind, [normalize(c, convert)
+                                      for c in nest.children(value, kind)])
+
+
+def spec_of(value):
+    from .dataset import Dataset
+    if isinstance(value, Dataset):
+        return DatasetSpec(value.element_spec)
+    return TensorSpec(value.shape, value.dtype)
+
+
+def specs_of(value):
+    """(element_spec, flat arrays) of a normalized value."""
+    flat = nest.flatten(value)
+    spec = nest.pack_sequence_as(value, [spec_of(t) for t in flat])
+    return spec, tuple(np.asarray(t.numpy()) if t.dtype is not D.string else t.numpy()
+                       for t in flat)
+
+
+def flat_specs(element_spec) -> list:
+    return nest.flatten(element_spec)
+
+
+class DatasetSpec:
+    """TF's `tf.data.DatasetSpec`: the type of a component that is itself a dataset
+    (`window`'s elements)."""
+
+    def __init__(self, element_spec, dataset_shape=()):
+        self.element_spec = element_spec
+        self.shape = TensorShape(dataset_shape)
+
+    def __eq__(self, other):
+        return isinstance(other, DatasetSpec) and other.element_spec == self.element_spec
+
+    def __hash__(self):
+        return hash(repr(self.element_spec))
+
+    def __repr__(self):
+        return f"DatasetSpec({self.element_spec!r}, TensorShape([]))"
+
+
+def _as_value(spec, component):
+    return component if isinstance(spec, DatasetSpec) else Tensor(component)
+
+
+def to_tensors(element_spec, components):
+    """The element as the user sees it: eager Tensors in the spec's structure."""
+    flat = nest.flatten(element_spec)
+    return nest.pack_sequence_as(element_spec, [_as_value(s, c)
+                                                for s, c in zip(flat, components)])
+
+
+def to_numpy(element_spec, components):
+    return nest.pack_sequence_as(element_spec, list(components))
+
+
+def with_shapes(element_spec, shape_of):
+    """The spec with each TensorSpec's shape replaced by `shape_of(spec)`."""
+    return nest.map_structure(lambda s: TensorSpec(shape_of(s), s.dtype), element_spec)
+
+
+def batched(element_spec, batch):
+    return with_shapes(element_spec, lambda s: TensorShape([batch]).concatenate(s.shape))
+
+
+def unbatched(element_spec):
+    def drop(s):
+        if s.shape.rank == 0:
+            raise ValueError("Input element must have a non-scalar value in each component.")
+        return TensorShape(s.shape.as_list()[1:]) if s.shape.rank is not None else s.shape
+    return with_shapes(element_spec, drop)
+
+
+def relaxed(a, b):
+    """The most specific spec compatible with both (TF's rule for the branches of a choice)."""
+    nest.assert_same_structure(a, b, check_types=False)
+    return nest.map_structure(
+        lambda x, y: TensorSpec(x.shape.most_specific_compatible_shape(y.shape), x.dtype), a, b)
+
+
+def check_components(flat_specs_, values, what):
+    """`values` (Tensors) as arrays fitting `flat_specs_`, or TF's errors naming the component."""
+    if len(values) != len(flat_specs_):
+        raise TypeError(f"{what}: the structure has {len(values)} components, but "
+                        f"element_spec has {len(flat_specs_)}")
+    out = []
+    for i, (spec, v) in enumerate(zip(flat_specs_, values)):
+        if v.dtype is not spec.dtype:
+            raise TypeError(f"{what}: component {i} has dtype {v.dtype.name}, but the "
+                            f"expected dtype is {spec.dtype.name}")
+        if not spec.shape.is_compatible_with(v.shape):
+            raise ValueError(f"{what}: component {i} has shape {v.shape}, which is "
+                             f"incompatible with the expected shape {spec.shape}")
+        out.append(v.numpy())
+    return tuple(out)
+
+
+def _placeholder_shape(shape: TensorShape) -> list:
+    return [] if shape.rank is None else [d or 0 for d in shape.as_list()]
+
+
+def _placeholder(spec):
+    if isinstance(spec, DatasetSpec):
+        from .combine import Materialized
+        return Materialized(spec.element_spec, [])
+    if spec.dtype is D.string:
+        return np.full(_placeholder_shape(spec.shape), b"", object)
+    return np.zeros(_placeholder_shape(spec.shape), spec.dtype.np)
+
+
+def zeros(flat_specs_):
+    """Placeholder components of the specs' shapes (unknown dims 0; an empty dataset for a
+    dataset component): an empty Optional's value, a probe of a function."""
+    return tuple(_placeholder(s) for s in flat_specs_)
+
+
+def flatten_like(spec, value) -> list:
+    """`value`'s leaves at the positions of `spec`'s leaves (a list there is one leaf: a
+    tensor, or a shape)."""
+    if not nest.is_nested(spec):
+        return [value]
+    kind = nest.kind_of(spec)
+    if nest.kind_of(value) != kind or isinstance(value, list) != isinstance(spec, list):
+        raise TypeError(f"structure mismatch: {value!r}")
+    if kind == nest.MAPPING:
+        if set(spec) != set(value):
+            raise ValueError(f"keys differ: {sorted(spec)} vs {sorted(value)}")
+        return [x for k in sorted(spec) for x in flatten_like(spec[k], value[k])]
+    if len(spec) != len(value):
+        raise ValueError(f"length {len(value)} where {len(spec)} was expected")
+    return [x for s, v in zip(spec, value) for x in flatten_like(s, v)]

@@ -12,7 +12,7 @@ import time
 
 from ..ir.registry import TT, ResourceTT
 from ..ir.shapes import format_shape
-from ..lowering.stablehlo import core as stablehlo_core
+from ..lowering import rule_generation
 from . import config
 
 log = logging.getLogger("flowjit")
@@ -88,7 +88,7 @@ def xla_key(cf, values) -> tuple:
     n = cf._num_args
     return (tuple([v.shape for v in values[:n]]),
             tuple([values[n + i].value_shape() for i in cf._resizable]),
-            stablehlo_core.RULE_GENERATION)
+            rule_generation.GENERATION)
 
 
 def xla_executable(cf, values):
@@ -103,6 +103,7 @@ def xla_executable(cf, values):
 def _compile_xla(cf, values, key):
     from ..ir.importer import import_graph
     from ..ir.specialize import specialize
+    from ..lowering.stablehlo import lower_module
     from ..runtime import xla
     timings = {"trace": cf.timings.get("trace", 0.0)}
     t0 = time.perf_counter()
@@ -113,8 +114,8 @@ def _compile_xla(cf, values, key):
     module = optimize(cf, module, timings)
     t2 = time.perf_counter()
     build = cf._executable_builder   # a multi-device program's own (frontend/sharded.py)
-    lowered = stablehlo_core.lower_module(module, cf._name,
-                                          donate=cf._donate and build is None)
+    lowered = lower_module(module, cf._name,
+                           donate=cf._donate and build is None)
     timings["lowering"] = time.perf_counter() - t2
     exe = xla.build(lowered, timings, cf._num_args, values[cf._num_args:]) \
         if build is None else build(cf, lowered, values, timings)

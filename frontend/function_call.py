@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..ir import errors
-from ..lowering.stablehlo import core as stablehlo_core
+from ..lowering import rule_generation
 from ..runtime import xla
 from . import compilation, dispatch, nest, trace_type
 from .specs import TensorSpec
@@ -36,7 +36,7 @@ def call_flat(cf, flat):
             bufs = [_on_device(t) for t in flat]
             break
     exe = cf._static_executable   # a trace with static shapes has one per rule generation
-    if exe is None or exe.rule_generation != stablehlo_core.RULE_GENERATION:
+    if exe is None or exe.rule_generation != rule_generation.GENERATION:
         exe = _executable(cf, bufs)
     outs = exe.run(*bufs)
     dtype = cf._single_output_dtype

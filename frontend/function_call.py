@@ -39,6 +39,8 @@ def call_flat(cf, flat):
     if exe is None or exe.rule_generation != rule_generation.GENERATION:
         exe = _executable(cf, bufs)
     outs = exe.run(*bufs)
+    if xla.SYNCHRONOUS:
+        xla.wait(outs)
     dtype = cf._single_output_dtype
     if dtype is not None:
         return Tensor._wrap(outs[0], dtype)

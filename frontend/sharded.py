@@ -13,7 +13,7 @@ import functools
 import threading
 
 from ..ir.errors import InvalidArgumentError, UnimplementedError, user_frame
-from ..runtime import spmd
+from ..runtime import spmd, xla
 from . import dispatch
 from .dtensor import DTensor, Layout, _ShardedOperand, fetch_layout, relayout
 
@@ -102,6 +102,8 @@ def _call_sharded(cf, flat):
         with COMPILE_LOCK:
             exe = compilation.xla_executable(cf, vals)
     outs = exe(vals)
+    if xla.SYNCHRONOUS:
+        xla.wait(outs)
     return rebuild(cf._structure, [DTensor._make(v, dt, layout) for v, dt, layout in
                                     zip(outs, cf._out_dtypes, exe.result_layouts)])
 

@@ -3,7 +3,7 @@
 Everything a cache miss does lives here: the df module (imported once), the pass pipeline,
 the executor Plan, the XLA executables (one per concrete argument shape, under the one key
 `xla_key`), the compile logs (`FLOWJIT_LOG_COMPILES=1`) and the dumps (`FLOWJIT_DUMP_TO`).
-Callers hold `tracing.COMPILE_LOCK`.
+Callers hold `context.COMPILE_LOCK`.
 """
 from __future__ import annotations
 

@@ -17,6 +17,7 @@ from ..ir import errors
 from ..ir.registry import TT
 from ..ir.shapes import TensorShape, as_shape
 from . import dispatch, func_graph, nest
+from .context import context
 from .func_graph import FuncGraph, GraphTensor
 from .tensor import Tensor
 
@@ -232,7 +233,7 @@ def add_branch_node(g, op, selector, graphs, out_types, stateful=None, name=None
         stateful = any(x.stateful for x in graphs)
     outs = g.add_op(op, operands, {"branches": tuple(graphs)}, out_types, stateful=stateful,
                     name=name)
-    if dispatch.tape_hook is not None:
+    if context().tape_hook is not None:
         from .gradients import control_flow as cf_grad
         cf_grad.record_branches(op, graphs, sources, outs)
     return outs
@@ -362,7 +363,7 @@ def _while_node(g, wcond, wbody, full, flat, tts, paths, structure, name, max_it
     operands = [g.capture(t) for t in flat]
     sources = list(flat)   # what a tape tracks: an eager loop value, not its capture
     _link_captures(g, [cg, bg], operands, sources)
-    if record and dispatch.tape_hook is not None:
+    if record and context().tape_hook is not None:
         from .gradients import control_flow as cf_grad
         if cf_grad.tape_tracks(sources):
             return cf_grad.differentiable_while(g, cg, bg, operands, sources, tts, max_iter,

@@ -123,15 +123,16 @@ class MirroredStrategy:
     @contextlib.contextmanager
     def scope(self):
         """Variables created inside hold one copy per replica."""
-        from . import variables
-        prev_strategy, prev_hook = getattr(_STATE, "strategy", None), variables._create_hook
+        from .context import context
+        ctx = context()
+        prev_strategy, prev_hook = getattr(_STATE, "strategy", None), ctx.create_hook
         _STATE.strategy = self
-        variables._create_hook = self._create_variable_value
+        ctx.create_hook = self._create_variable_value
         try:
             yield self
         finally:
             _STATE.strategy = prev_strategy
-            variables._create_hook = prev_hook
+            ctx.create_hook = prev_hook
 
     def _create_variable_value(self, initial_value, dtype):
         value = dispatch.convert_to_tensor(initial_value() if callable(initial_value)
@@ -185,7 +186,7 @@ class MirroredStrategy:
     def _call(self, cf, vals):
         from . import compilation
         from .function_call import rebuild
-        from .tracing import COMPILE_LOCK
+        from .context import COMPILE_LOCK
         first = [v[0] if type(v) is list else v for v in vals]   # replica 0 stands for all
         exe = cf._xla_cache.get(compilation.xla_key(cf, first))
         if exe is None:

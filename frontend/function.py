@@ -20,7 +20,7 @@ from .concrete_function import ConcreteFunction
 from .function_call import call_flat, match_spec
 from .specs import TensorSpec
 from .tensor import Tensor
-from .tracing import COMPILE_LOCK
+from .context import COMPILE_LOCK
 
 log = logging.getLogger("flowjit")
 
@@ -85,8 +85,7 @@ class Function:
 
     # --- calling ------------------------------------------------------------------------
     def __call__(self, *args, **kwargs):
-        if config.RUN_EAGERLY or func_graph._STACK and func_graph._STACK[-1] is not None \
-                and tracing.tracing_thread == threading.get_ident():
+        if config.RUN_EAGERLY or func_graph.current() is not None:
             # Eager debugging, or a call from inside another trace: the body is traced
             # inline into the caller's graph (converted by AutoGraph in the latter case).
             if self._autograph and not config.RUN_EAGERLY:

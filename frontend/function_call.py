@@ -15,12 +15,14 @@ from ..runtime import xla
 from . import compilation, dispatch, nest, trace_type
 from .specs import TensorSpec
 from .tensor import Tensor
-from .tracing import COMPILE_LOCK
+from .context import COMPILE_LOCK, context
+
+_CTX = context()
 
 
 def call_flat(cf, flat):
     """Run `cf` on its flat tensor arguments (captures are added here)."""
-    if dispatch.tape_hook is not None:  # a GradientTape records: let it see the ops
+    if _CTX.tape_hook is not None:  # a GradientTape records: let it see the ops
         from .gradients.control_flow import call_under_tape
         out = call_under_tape(cf, flat)
         if out is not None:

@@ -95,7 +95,7 @@ def sharded_call(cf, key):
 def _call_sharded(cf, flat):
     from . import compilation
     from .function_call import rebuild
-    from .tracing import COMPILE_LOCK
+    from .context import COMPILE_LOCK
     vals = [t._value for t in flat] + cf._capture_values
     exe = cf._xla_cache.get(compilation.xla_key(cf, vals))
     if exe is None:

@@ -7,35 +7,22 @@ under the graph and records the output structure; the ConcreteFunction record wr
 from __future__ import annotations
 
 import logging
-import threading
 import time
 
 from ..ir import errors
 from ..ir.registry import TT
-from . import config, dispatch, func_graph, nest, trace_type, variables
+from . import config, dispatch, func_graph, nest, trace_type
+from .context import context
 from .specs import TensorSpec
 from .tensor import Tensor
 
 log = logging.getLogger("flowjit")
 
-# Tracing, planning and compiling (cache misses only) hold one process-wide lock: the tracer's
-# hooks are process-wide, and concurrent first calls of a signature must trace and compile
-# once. Cache hits take no lock; variables have their own (runtime/resources.py).
-COMPILE_LOCK = threading.RLock()
-tracing_thread = None    # the thread that holds COMPILE_LOCK to trace
+_CTX = context()
 
 
 def trace(function, args, key):
     """A new ConcreteFunction of `function` for the trace type `key` (COMPILE_LOCK held)."""
-    global tracing_thread
-    outer_thread, tracing_thread = tracing_thread, threading.get_ident()
-    try:
-        return _trace_locked(function, args, key)
-    finally:
-        tracing_thread = outer_thread
-
-
-def _trace_locked(function, args, key):
     from .concrete_function import ConcreteFunction
     t0 = time.perf_counter()
     first = not function._trace_count
@@ -60,14 +47,14 @@ def _trace_once(function, args, key, may_create):
     graph.jit_compile = bool(function._jit_compile)  # gradients of loops check it
     sym_args = _placeholders(graph, args, key, function._arg_names)
     creator = _VariableCreator(function._name, may_create)
-    prev_create = variables._create_hook
-    variables._create_hook = creator
+    ctx = _CTX
+    prev_create, ctx.create_hook = ctx.create_hook, creator
     try:
         with func_graph.as_default(graph):
             out = function._call_python(sym_args)
             structure = _outputs(graph, out)
     finally:
-        variables._create_hook = prev_create
+        ctx.create_hook = prev_create
     function._trace_count += 1
     return graph, structure, creator.created
 

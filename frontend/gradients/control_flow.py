@@ -25,6 +25,7 @@ import collections
 from ...ir import dtypes as D
 from ...ir.registry import TT
 from .. import control_flow, dispatch, func_graph
+from ..context import context
 from . import tape as tape_mod
 
 _ASSIGN = {"assign_variable": "assign", "assign_add_variable": "assign_add",
@@ -309,7 +310,7 @@ def call_under_tape(cf, flat):
 
 
 def _eager_tape_sees(flat, captures) -> bool:
-    for tape in tape_mod._ACTIVE:
+    for tape in context().tapes:
         if tape._graph is not None:
             continue
         tracked = tape._tracked

@@ -26,7 +26,7 @@ def stage(name: str, doc: str):
                  "autograph=False).")
 def _source(ir):
     from .autograph.converter import source_stage
-    return source_stage(ir.cf._function)
+    return source_stage(ir.cf.function)
 
 
 @stage("graph", "The traced FuncGraph (nodes, attributes, control inputs, locations).")
@@ -99,13 +99,17 @@ def _optimized_hlo_dot(ir):
 
 class CompilerIR:
     """Every stage of one ConcreteFunction, specialized to `values` for the XLA stages
-    (raw argument values; None when only symbolic specs were given)."""
+    (raw argument values; None when only symbolic specs were given). `executable`: the XLA
+    executable of these values, when the caller has it (a compile dumping its stages)."""
 
-    def __init__(self, cf, values=None):
+    def __init__(self, cf, values=None, executable=None):
         self.cf = cf
         self._values = values
+        self._executable = executable
 
     def xla(self):
+        if self._executable is not None:
+            return self._executable
         if self._values is None:
             raise ValueError(f"XLA stages of {self.cf.name} need concrete arguments (tensors, "
                              f"not TensorSpecs with None dims); graph stages "

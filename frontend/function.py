@@ -261,7 +261,7 @@ class Function:
 
     def compile_count(self) -> int:
         """Backend compiles (executor plans or XLA executables) over all traces."""
-        return sum(cf._compile_count for _, cf in self._traces)
+        return sum(cf.program.compiles for _, cf in self._traces)
 
     def pretty_printed_concrete_signatures(self, verbose=True) -> str:
         return "\n\n".join(cf.pretty_printed_signature(verbose) for _, cf in self._traces)
@@ -278,7 +278,7 @@ class Function:
         """Every compiler stage for these arguments (see frontend/compiler_ir.py)."""
         from .compiler_ir import CompilerIR
         cf = self.get_concrete_function(*args, **kwargs)
-        values = cf._concrete_values(args, kwargs) if args or kwargs or \
+        values = cf.concrete_values(args, kwargs) if args or kwargs or \
             self._input_signature is None else None
         return CompilerIR(cf, values)
 

@@ -28,7 +28,7 @@ import numpy as np
 from ..ir import dtypes as D
 from ..ir.errors import DataLossError
 from ..runtime import safetensors
-from . import checkpoint, module as module_lib, nest, trace_type
+from . import checkpoint, compilation, module as module_lib, nest, trace_type
 from .concrete_function import ConcreteFunction, specs_of
 from .function import Function
 from .function_call import match_spec
@@ -159,7 +159,7 @@ class _Saver:
         fid = self.fid_of[id(cf)] = f"fn_{len(self.fid_of)}"
         from ..ir.printing import print_module
         captures = []
-        for i, c in enumerate(cf._captures):
+        for i, c in enumerate(cf.captures):
             if isinstance(c, Variable):
                 key = self.key_of.get(id(c))
                 if key is None:   # TF 2.21's class and first sentence
@@ -176,9 +176,9 @@ class _Saver:
                 captures.append({"constant": name})
         _write(self.dir, f"functions/{fid}.mlir", print_module(cf.dataflow_module()).encode())
         self.functions[fid] = {
-            "name": cf.name, "arg_names": list(cf._arg_names),
-            "input_key": _key_to_json(cf._key), "outputs": _structure_to_json(cf._structure),
-            "captures": captures, "jit_compile": cf._jit,
+            "name": cf.name, "arg_names": list(cf.arg_names),
+            "input_key": _key_to_json(cf.trace_key), "outputs": _structure_to_json(cf.structure),
+            "captures": captures, "jit_compile": cf.jit_compile,
             "stablehlo": self.artifact(cf, fid)}
         return fid
 
@@ -191,7 +191,8 @@ class _Saver:
         if not all(getattr(t, "value", t).shape is not None and
                    None not in getattr(t, "value", t).shape for t in types):
             return None
-        module = cf._optimize(import_graph(specialize(cf.graph, types), cf.name), {})
+        module = compilation.optimize(cf.program,
+                                      import_graph(specialize(cf.graph, types), cf.name), {})
         lowered = lower_module(module, cf.name, donate=False)
         _write(self.dir, f"functions/{fid}.stablehlo", portable.serialize(lowered.module))
         return {"file": f"functions/{fid}.stablehlo", "version": portable.target_version(),
@@ -209,7 +210,7 @@ def _write(folder, rel, data: bytes):
 def _signature_inputs(cf, fn):
     """Keyword names of a signature's flat inputs: the TensorSpec names, else argument
     names (`x`, nested `x_0`), as TF."""
-    derived = nest.flatten(list(specs_of(cf._key, list(cf._arg_names))))
+    derived = nest.flatten(list(specs_of(cf.trace_key, list(cf.arg_names))))
     given = nest.flatten(list(fn.input_signature)) if fn is not None and \
         fn.input_signature is not None else [None] * len(derived)
     return [(g.name if isinstance(g, TensorSpec) and g.name else d.name)
@@ -236,7 +237,7 @@ def _signature_entries(saver, signatures, functions):
         if not isinstance(sig, ConcreteFunction):
             raise ValueError(f"saved_model.save: signature {name!r} must be a tf.function with "
                              f"an input_signature or a ConcreteFunction, got {sig!r}")
-        outs = sig._structure
+        outs = sig.structure
         if outs[0] == "nest" and outs[2] == nest.MAPPING:
             keys = sorted(outs[1])  # nest's flatten order
         else:
@@ -282,12 +283,12 @@ class RestoredFunction:
                 continue
             flat = []
             try:
-                for name, spec, value in zip(cf._arg_names, specs, args):
+                for name, spec, value in zip(cf.arg_names, specs, args):
                     _match_value(self._name, name, spec, value, flat)
             except (TypeError, ValueError) as e:
                 errors.append(str(e))
                 continue
-            return cf._call_flat(flat)
+            return cf.call_flat(flat)
         raise TypeError(f"Binding inputs to the restored function {self._name} failed: no "
                         f"saved concrete function accepts these arguments ("
                         f"{'; '.join(errors)})")
@@ -295,7 +296,7 @@ class RestoredFunction:
     def get_concrete_function(self, *args):
         return self.concrete_functions[0] if not args else next(
             cf for cf in self.concrete_functions
-            if trace_type.accepts(cf._key, trace_type.spec_key(tuple(args))))
+            if trace_type.accepts(cf.trace_key, trace_type.spec_key(tuple(args))))
 
     def __repr__(self):
         return f"<RestoredFunction {self._name}>"
@@ -336,7 +337,7 @@ class SignatureFunction:
         flat = []
         for name, spec, value in zip(self._inputs, self._specs, values):
             match_spec(self._name, name, spec, value, flat)
-        out = self._cf._call_flat(flat)
+        out = self._cf.call_flat(flat)
         if isinstance(out, dict):
             return dict(out)
         return dict(zip(self._outputs, nest.flatten(out)))
@@ -412,7 +413,7 @@ class _Loader:
             setattr(obj, name, self.build(child))
         for name, fids in entry.get("functions", {}).items():
             cfs = [self.function(f) for f in fids]
-            setattr(obj, name, RestoredFunction(name, cfs, list(cfs[0]._arg_names)))
+            setattr(obj, name, RestoredFunction(name, cfs, list(cfs[0].arg_names)))
         return obj
 
     def function(self, fid):
@@ -450,9 +451,8 @@ class _Loader:
             p.attrs["capture"] = c
         jit = bool(entry["jit_compile"]) if self.jit_compile is None else self.jit_compile
         graph.jit_compile = jit
-        cf = ConcreteFunction(graph, structure, None, key, None)
-        cf._arg_names = list(entry["arg_names"])
-        cf._jit = jit
+        cf = ConcreteFunction(graph, structure, None, key, None, arg_names=entry["arg_names"],
+                              jit_compile=jit)
         self.functions[fid] = cf
         return cf
 

@@ -296,7 +296,7 @@ def call_under_tape(cf, flat):
     """A ConcreteFunction called eagerly while a tape tracks one of its inputs or Variables:
     its graph is replayed op by op, eagerly, so the tape records every op (TF records the call
     as one op with a gradient function; the values are the same). None: run it normally."""
-    if not _eager_tape_sees(flat, cf._captures):
+    if not _eager_tape_sees(flat, cf.captures):
         return None
     from ..function_call import rebuild
     args = iter(flat)
@@ -306,7 +306,7 @@ def call_under_tape(cf, flat):
         env[ph] = next(args) if c is None else c
     with func_graph.init_scope():
         outs = replay(cf.graph, env, effects=True)
-    return rebuild(cf._structure, outs)
+    return rebuild(cf.structure, outs)
 
 
 def _eager_tape_sees(flat, captures) -> bool:

@@ -149,8 +149,11 @@ def shape_signature(cf, values=None) -> str:
     return ",".join(parts)
 
 
+# Writes every compiler-IR stage of a compile to FLOWJIT_DUMP_TO: `dump(cf, values,
+# executable)`, set by compiler_ir.py (which reads the stages through this module).
+DUMPERS: list = []
+
+
 def _dump(cf, values, executable=None):
-    from .compiler_ir import CompilerIR, dump
-    ir = CompilerIR(cf, values, executable)
-    dump(ir, config.dump_dir(), shape_signature(cf, values), repr(cf.trace_key),
-         xla=values is not None)
+    for dump in DUMPERS:
+        dump(cf, values, executable)

@@ -7,6 +7,8 @@ trace; XLA stages specialize to the concrete arguments given (so `None` dims wor
 """
 from __future__ import annotations
 
+from . import compilation, config
+
 STAGES: dict = {}
 XLA_STAGES = ("stablehlo", "stablehlo_serialized", "hlo", "hlo_no_metadata", "hlo_serialized",
               "optimized_hlo", "optimized_hlo_serialized", "optimized_hlo_proto_serialized",
@@ -198,3 +200,12 @@ def dump(ir: CompilerIR, directory: str, shapes: str, signature: str, xla: bool)
             f.write(data)
         written.append(path)
     return written
+
+
+def _dump_compile(cf, values, executable):
+    """A compile's stages, written to FLOWJIT_DUMP_TO (graph stages only for a plan)."""
+    dump(CompilerIR(cf, values, executable), config.dump_dir(),
+         compilation.shape_signature(cf, values), repr(cf.trace_key), xla=values is not None)
+
+
+compilation.DUMPERS.append(_dump_compile)

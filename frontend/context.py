@@ -40,6 +40,12 @@ class Context(threading.local):
 
 _CONTEXT = Context()
 
+# What forward code asks of gradient code while a tape records, registered by
+# frontend/gradients/control_flow.py when imported (forward modules never import gradient
+# code): "record_branches" (a cond/case node), "tape_tracks" and "differentiable_while" (a
+# while loop a tape tracks), "call_under_tape" (a traced function called under an eager tape).
+GRADIENT_HOOKS: dict = {}
+
 
 def context() -> Context:
     """This thread's context."""

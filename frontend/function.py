@@ -14,8 +14,8 @@ import logging
 import threading
 import weakref
 
-from . import config, func_graph, nest, trace_type, tracing
-from .autograph import features as autograph_features
+from . import compiler_ir, config, func_graph, nest, trace_type, tracing
+from .autograph import converter as autograph_converter, features as autograph_features
 from .concrete_function import ConcreteFunction
 from .function_call import call_flat, match_spec
 from .specs import TensorSpec
@@ -137,8 +137,8 @@ class Function:
         """The callable traced: the AutoGraph-converted function when `autograph`."""
         if not self._autograph:
             return self._python_function
-        from .autograph.converter import for_tracing
-        return for_tracing(self._python_function, self._autograph_features)
+        return autograph_converter.for_tracing(self._python_function,
+                                               self._autograph_features)
 
     def _call_python(self, args):
         """Call the Python function with the canonical (bound) argument tuple."""
@@ -276,11 +276,10 @@ class Function:
 
     def compiler_ir(self, *args, **kwargs):
         """Every compiler stage for these arguments (see frontend/compiler_ir.py)."""
-        from .compiler_ir import CompilerIR
         cf = self.get_concrete_function(*args, **kwargs)
         values = cf.concrete_values(args, kwargs) if args or kwargs or \
             self._input_signature is None else None
-        return CompilerIR(cf, values)
+        return compiler_ir.CompilerIR(cf, values)
 
     @property
     def python_function(self):
@@ -313,3 +312,6 @@ class Function:
 
 
 _BOUND: dict = {}
+
+
+autograph_converter.register_tracing_type(Function)

@@ -88,10 +88,19 @@ class ConvertedEntity:
 
 
 # --- deciding what to convert ---------------------------------------------------------------
+# Callables that trace themselves (tf.function's Function, registered by function.py):
+# AutoGraph calls them as they are, and converts their `python_function`.
+TRACING_TYPES: tuple = ()
+
+
+def register_tracing_type(cls):
+    global TRACING_TYPES
+    TRACING_TYPES += (cls,)
+
+
 def _unwrap_callable(f):
     """(plain function, how to rebuild the callable from its conversion) or (None, None)."""
-    from ..function import Function
-    if isinstance(f, Function):
+    if isinstance(f, TRACING_TYPES):
         return _unwrap_callable(f.python_function)
     if isinstance(f, functools.partial):
         inner, rebuild = _unwrap_callable(f.func)

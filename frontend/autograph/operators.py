@@ -210,8 +210,7 @@ def converted_call(f, args, kwargs):
         result = special[1](*args, **kwargs)
         if result is not NotImplemented:
             return result
-    from ..function import Function
-    if isinstance(f, Function):
+    if isinstance(f, converter.TRACING_TYPES):
         return f(*args, **kwargs)
     conv = converter.convert(f)
     if conv is None:

@@ -25,7 +25,7 @@ import collections
 from ...ir import dtypes as D
 from ...ir.registry import TT
 from .. import control_flow, dispatch, func_graph
-from ..context import context
+from ..context import GRADIENT_HOOKS, context
 from . import tape as tape_mod
 
 _ASSIGN = {"assign_variable": "assign", "assign_add_variable": "assign_add",
@@ -320,3 +320,7 @@ def _eager_tape_sees(flat, captures) -> bool:
             if _is_var(c) and (id(c) in tracked or (tape._watch_accessed and c.trainable)):
                 return True
     return False
+
+
+GRADIENT_HOOKS.update(record_branches=record_branches, tape_tracks=tape_tracks,
+                      differentiable_while=differentiable_while, call_under_tape=call_under_tape)

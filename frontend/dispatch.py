@@ -31,6 +31,10 @@ class _NeverRaised(Exception):
 # read it, the function running the op as a sharded program instead).
 sharded_hook = (_NeverRaised, None)
 
+# Set by frontend/ops/array.py: [autopack(value, dtype, dtype_hint)], the conversion of a
+# (nested) list that holds tensors.
+LIST_PACKER: list = [None]
+
 # Tests set FLOWJIT_CHECK_KERNELS=1: every eager result is checked against its inferred type.
 CHECK_KERNELS = os.environ.get("FLOWJIT_CHECK_KERNELS") == "1"
 
@@ -161,8 +165,8 @@ def _convert(value, dtype, dtype_hint):
                          "Attempt to convert a value (None) with an unsupported type "
                          "(<class 'NoneType'>) to a Tensor.")
     if isinstance(value, (list, tuple)) and _nested_has_tensor(value):
-        from .ops.array import autopack  # a list holding tensors packs them, as TF does
-        return autopack(value, dtype=dtype, dtype_hint=dtype_hint)
+        # a list holding tensors packs them, as TF does (ops/array.py's `stack`)
+        return LIST_PACKER[0](value, dtype=dtype, dtype_hint=dtype_hint)
     if dtype is not None:
         dt = D.as_dtype(dtype)
         return _constant(_to_array(value, dt, strict=not isinstance(

@@ -137,6 +137,10 @@ class FuncGraph(Graph):
         return GraphTensor(self, node, 0, tt)
 
     # --- inspection (TF's Graph API) ---------------------------------------------------------
+    def tensor(self, node: Node, index: int) -> GraphTensor:
+        """Output `index` of `node` as a symbolic tensor."""
+        return GraphTensor(self, node, index, node.out_types[index])
+
     def get_operations(self) -> list:
         return [graph_view.Operation(self, n) for n in self.nodes]
 

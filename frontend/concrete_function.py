@@ -27,17 +27,17 @@ class ConcreteFunction:
         self.structure = structure          # the outputs' nesting ("out", i) / ("py", v) / ...
         self.function = function            # the Function traced (None: a restored trace)
         self.trace_key = key
-        self._name = function._name if function is not None else graph.name
-        self.arg_names = function._arg_names if function is not None else list(arg_names)
+        self._name = function.name if function is not None else graph.name
+        self.arg_names = function.arg_names if function is not None else list(arg_names)
         self.args_template = args
         self.captures = [p.attrs["capture"] for p in graph.inputs
                          if p.attrs.get("capture") is not None]
         self.capture_values = [c._handle if hasattr(c, "_handle") else c._value
                                for c in self.captures]
         self.num_args = len(graph.inputs) - len(self.captures)
-        self.passes_spec = function._passes if function is not None else None
-        self.jit_compile = bool(function._jit_compile if function is not None else jit_compile)
-        self.donate_variables = function._donate_variables is not False \
+        self.passes_spec = function.passes if function is not None else None
+        self.jit_compile = bool(function.jit_compile if function is not None else jit_compile)
+        self.donate_variables = function.donate_variables is not False \
             if function is not None else True
         self.timings: dict = {}
         # variables declared with `None` dims: their shapes are part of an executable's key
@@ -113,7 +113,7 @@ class ConcreteFunction:
     def structured_input_signature(self):
         """(positional specs, {keyword-only name: spec}); Python values stay values (TF)."""
         specs = specs_of(self.trace_key, self.arg_names)
-        params = list(self.function._sig.parameters.values()) if self.function else []
+        params = list(self.function.function_spec.parameters.values()) if self.function else []
         args, kw = [], {}
         for p, s in itertools.zip_longest(params, specs):
             kind = None if p is None else p.kind
@@ -131,7 +131,7 @@ class ConcreteFunction:
     def function_type(self):
         """TF's FunctionType: parameters annotated with trace types, output, captures."""
         from . import function_type
-        sig = self.function._sig if self.function else inspect.Signature(
+        sig = self.function.function_spec if self.function else inspect.Signature(
             [inspect.Parameter(n, inspect.Parameter.POSITIONAL_OR_KEYWORD)
              for n in self.arg_names])
         return function_type.build(sig, self.trace_key, self.structure, self.outputs,

@@ -182,7 +182,7 @@ class MirroredStrategy:
         replicas = {id(v.values[0]): v for v in nest.flatten((args, kwargs))
                     if isinstance(v, PerReplica)}
         flat: list = []
-        trace_type.key_and_flat(compiled._bind(first[0], first[1]), flat)
+        trace_type.key_and_flat(compiled.bind(first[0], first[1]), flat)
         return program([[c._host() for c in replicas[id(t)].values] if id(t) in replicas else
                         t._host() for t in flat])
 

@@ -96,7 +96,7 @@ class Function:
             key = self._signature_key
         else:
             if kwargs or not self._simple or len(args) != len(self._arg_names):
-                args = self._bind(args, kwargs)
+                args = self.bind(args, kwargs)
             # The common case, tensors only: the cache also holds the call's plain key,
             # (dtype name, shape) per argument, so a cached call builds no trace type.
             plain = tuple([(a._dtype.name, a._value.shape) for a in args if type(a) is Tensor])
@@ -123,7 +123,8 @@ class Function:
             self._note_call(False)
         return cf
 
-    def _bind(self, args, kwargs) -> tuple:
+    def bind(self, args, kwargs) -> tuple:
+        """The canonical argument tuple of a call: one entry per parameter, defaults applied."""
         try:
             bound = self._sig.bind(*args, **kwargs)
         except TypeError as e:
@@ -140,7 +141,7 @@ class Function:
         return autograph_converter.for_tracing(self._python_function,
                                                self._autograph_features)
 
-    def _call_python(self, args):
+    def call_python(self, args):
         """Call the Python function with the canonical (bound) argument tuple."""
         fn = self._traced_python()
         if self._simple or self._input_signature is not None:
@@ -228,7 +229,7 @@ class Function:
     # --- input_signature ------------------------------------------------------------------
     def _flat_for_signature(self, args, kwargs):
         if kwargs:
-            args = self._bind(args, kwargs)
+            args = self.bind(args, kwargs)
         sig = self._input_signature
         if len(args) != len(sig):
             raise TypeError(f"{self._name}() takes {len(sig)} argument(s) under its "
@@ -248,7 +249,7 @@ class Function:
                 self._flat_for_signature(args, kwargs)  # values must fit the signature
             args = self._input_signature
         elif kwargs or not self._simple or len(args) != len(self._arg_names):
-            args = self._bind(args, kwargs)
+            args = self.bind(args, kwargs)
         key = trace_type.spec_key(args)
         cf = self._cache.get(key)
         if cf is None:
@@ -292,6 +293,40 @@ class Function:
     @property
     def function_spec(self):
         return self._sig
+
+    # --- what tracing and the ConcreteFunctions read -------------------------------------
+    @property
+    def name(self) -> str:
+        return self._name
+
+    @property
+    def arg_names(self) -> list:
+        return self._arg_names
+
+    @property
+    def positional_only_call(self) -> bool:
+        """True when every parameter is positional (a call's tuple needs no binding)."""
+        return self._simple
+
+    @property
+    def jit_compile(self):
+        return self._jit_compile
+
+    @property
+    def passes(self):
+        return self._passes
+
+    @property
+    def donate_variables(self):
+        return self._donate_variables
+
+    def count_trace(self):
+        """One more trace of the Python function (tracing.py)."""
+        self._trace_count += 1
+
+    def concrete_functions(self) -> list:
+        """The ConcreteFunctions kept, oldest first."""
+        return [cf for _, cf in self._traces]
 
     def __get__(self, instance, owner):
         """Methods: one Function per instance (TF keys `self` by identity too)."""

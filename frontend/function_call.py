@@ -41,8 +41,8 @@ def rebuild(structure, outs):
 def concrete_values(cf, args, kwargs):
     """Raw argument values for XLA stages, or None when any argument is symbolic."""
     fn = cf.function
-    if fn is not None and (kwargs or not fn._simple or len(args) != len(cf.arg_names)):
-        args = fn._bind(args, kwargs)
+    if fn is not None and (kwargs or not fn.positional_only_call or len(args) != len(cf.arg_names)):
+        args = fn.bind(args, kwargs)
     flat = []
     try:
         trace_type.key_and_flat(tuple(args), flat)
@@ -58,13 +58,13 @@ def bind_call(cf, args, kwargs) -> tuple:
     `get_concrete_function` stay bound, so `cf(x)` works for `(a=TensorSpec, b=2)`."""
     fn = cf.function
     try:
-        given = fn._sig.bind_partial(*args, **kwargs).arguments
+        given = fn.function_spec.bind_partial(*args, **kwargs).arguments
     except TypeError as e:
         raise TypeError(f"ConcreteFunction {cf.name}: {e}") from None
     for name, value in zip(cf.arg_names, cf.args_template):
         if name not in given and _is_python_value(value):
             given[name] = value
-    return fn._bind((), given)
+    return fn.bind((), given)
 
 
 def _is_python_value(value) -> bool:

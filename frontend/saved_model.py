@@ -120,7 +120,7 @@ def _functions_of(obj) -> dict:
 def _concretes(fn: Function) -> list:
     if fn.input_signature is not None:
         fn.get_concrete_function()
-    return [cf for _, cf in fn._traces]
+    return fn.concrete_functions()
 
 
 class _Saver:

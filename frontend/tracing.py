@@ -25,7 +25,7 @@ def trace(function, args, key):
     """A new ConcreteFunction of `function` for the trace type `key` (COMPILE_LOCK held)."""
     from .concrete_function import ConcreteFunction
     t0 = time.perf_counter()
-    first = not function._trace_count
+    first = not function.experimental_get_tracing_count()
     graph, structure, created = _trace_once(function, args, key, may_create=first)
     if created:
         # As TF: a trace that created Variables is redone with creation refused, so a body
@@ -35,7 +35,7 @@ def trace(function, args, key):
     cf = ConcreteFunction(graph, structure, function, key, args)
     cf.timings["trace"] = time.perf_counter() - t0
     if config.LOG_COMPILES:
-        log.warning("flowjit: traced %s in %.1f ms (%d nodes)", function._name,
+        log.warning("flowjit: traced %s in %.1f ms (%d nodes)", function.name,
                     cf.timings["trace"] * 1e3, len(graph.nodes))
     return cf
 
@@ -43,19 +43,19 @@ def trace(function, args, key):
 def _trace_once(function, args, key, may_create):
     """Run the Python body once into a new FuncGraph. Returns the graph, the output
     structure, and how many Variables the body created."""
-    graph = func_graph.FuncGraph(function._name)
-    graph.jit_compile = bool(function._jit_compile)  # gradients of loops check it
-    sym_args = _placeholders(graph, args, key, function._arg_names)
-    creator = _VariableCreator(function._name, may_create)
+    graph = func_graph.FuncGraph(function.name)
+    graph.jit_compile = bool(function.jit_compile)  # gradients of loops check it
+    sym_args = _placeholders(graph, args, key, function.arg_names)
+    creator = _VariableCreator(function.name, may_create)
     ctx = _CTX
     prev_create, ctx.create_hook = ctx.create_hook, creator
     try:
         with func_graph.as_default(graph):
-            out = function._call_python(sym_args)
+            out = function.call_python(sym_args)
             structure = _outputs(graph, out)
     finally:
         ctx.create_hook = prev_create
-    function._trace_count += 1
+    function.count_trace()
     return graph, structure, creator.created
 
 

@@ -32,15 +32,6 @@ def select(record):
     return XLA if record.jit_compile else EXECUTOR
 
 
-def wrap_results(record, outs):
-    """The traced output structure with the flat result buffers wrapped as Tensors."""
-    dtype = record.single_output_dtype
-    if dtype is not None:
-        return Tensor._wrap(outs[0], dtype)
-    return rebuild(record.structure,
-                   [Tensor._wrap(v, d) for v, d in zip(outs, record.out_dtypes)])
-
-
 class ExecutorBackend:
     """One Plan per trace (shapes stay symbolic), run by the graph executor."""
 
@@ -94,7 +85,12 @@ class XlaBackend:
         outs = exe.run(*bufs)
         if xla.SYNCHRONOUS:
             xla.wait(outs)
-        return wrap_results(program.record, outs)
+        record = program.record
+        dtype = record.single_output_dtype
+        if dtype is not None:
+            return Tensor._wrap(outs[0], dtype)
+        return rebuild(record.structure,
+                       [Tensor._wrap(v, d) for v, d in zip(outs, record.out_dtypes)])
 
 
 def _on_device(t):

@@ -7,7 +7,6 @@ wrapping results live in `function_call.py`.
 """
 from __future__ import annotations
 
-import collections
 import inspect
 import itertools
 

@@ -11,18 +11,18 @@ import collections
 import functools
 import inspect
 import logging
-import threading
 import weakref
 
-from . import compiler_ir, config, func_graph, nest, trace_type, tracing
+from . import compiler_ir, config, nest, trace_type, tracing
 from .autograph import converter as autograph_converter, features as autograph_features
 from .concrete_function import ConcreteFunction
 from .function_call import call_flat, match_spec
 from .specs import TensorSpec
 from .tensor import Tensor
-from .context import COMPILE_LOCK
+from .context import COMPILE_LOCK, context
 
 log = logging.getLogger("flowjit")
+_CTX = context()
 
 _MAX_TRACES = 64          # a Function keeps at most this many concrete functions (LRU)
 _RETRACE_WINDOW = 5       # TF warns when the last 5 calls all traced
@@ -85,7 +85,8 @@ class Function:
 
     # --- calling ------------------------------------------------------------------------
     def __call__(self, *args, **kwargs):
-        if config.RUN_EAGERLY or func_graph.current() is not None:
+        graphs = _CTX.graphs
+        if config.RUN_EAGERLY or graphs and graphs[-1] is not None:
             # Eager debugging, or a call from inside another trace: the body is traced
             # inline into the caller's graph (converted by AutoGraph in the latter case).
             if self._autograph and not config.RUN_EAGERLY:

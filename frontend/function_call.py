@@ -23,7 +23,7 @@ def call_flat(cf, flat):
         out = GRADIENT_HOOKS["call_under_tape"](cf, flat)
         if out is not None:
             return out
-    return cf.program(flat)
+    return cf.program.call(flat)
 
 
 def rebuild(structure, outs):

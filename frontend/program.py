@@ -8,6 +8,7 @@ backend's key. The backend (backends.py) decides the key, compiles and calls.
 from __future__ import annotations
 
 import collections
+import functools
 from typing import Hashable, Protocol
 
 from .context import COMPILE_LOCK
@@ -46,6 +47,8 @@ class Program:
         # XLA executable of a trace with static shapes), set by the backend.
         self.fast_executable = None
         self._xla = None                    # XLA's Program for the compiler IR of another
+        # call(flat): the backend's call bound to this Program (no Python frame in between)
+        self.call = functools.partial(backend.call, self)
 
     @property
     def compiles(self) -> int:
@@ -53,7 +56,7 @@ class Program:
         return self.compile_count + (self._xla.compile_count if self._xla else 0)
 
     def __call__(self, flat):
-        return self.backend.call(self, flat)
+        return self.call(flat)
 
     def executable(self, values):
         """The executable for these raw argument values, compiling on a miss."""

@@ -39,7 +39,6 @@ from .frontend.plugins import load_entry_point_plugins as load_plugins, load_plu
 from .ir import infer
 from .ir.dialect import OP_CLASSES as DF_OPS
 from .ir.registry import OPS as _OPS, TT, InferenceError, op as register_op
-from .lowering.stablehlo import RULES as _RULES, register_lowering
 from .passes import register_pass
 from .runtime.kernels import KERNELS as _KERNELS, kernel as register_kernel
 
@@ -86,14 +85,22 @@ def op_function(opname: str, doc: str | None = None):
     return fn
 
 
+def register_lowering(op):
+    """Register a StableHLO lowering rule (`lowering.stablehlo.register_lowering`); the rules,
+    and with them jax, load here rather than at `import flowjit`."""
+    from .lowering.stablehlo import register_lowering as register
+    return register(op)
+
+
 def missing_facets(opname: str) -> list:
     """The facets op `opname` lacks, by name: "kernel", "lowering", "gradient" (unless
     declared `differentiable=False`), "api" (`api_for_op` finds it, or an `op_function`).
     Empty when the op is complete."""
+    from .lowering.stablehlo import RULES
     opdef = _OPS[opname]
     present = {
         "kernel": opname in _KERNELS,
-        "lowering": f"df.{opname}" in _RULES,
+        "lowering": f"df.{opname}" in RULES,
         "gradient": not opdef.differentiable or opname in _GRADIENTS,
         "api": opname in USER_API or _has_api(opname),
     }

@@ -2,7 +2,8 @@
 options (`tf.config.optimizer`)."""
 from types import SimpleNamespace
 
-from flowjit.frontend.config import functions_run_eagerly, run_functions_eagerly
+from flowjit.frontend.config import (functions_run_eagerly, get_synchronous_execution,
+                                     run_functions_eagerly, set_synchronous_execution)
 from flowjit.frontend.device import (LogicalDevice, LogicalDeviceConfiguration, PhysicalDevice,
                                      get_logical_device_configuration, list_logical_devices,
                                      list_physical_devices, set_logical_device_configuration)
@@ -10,4 +11,7 @@ from flowjit.passes.pipeline import get_experimental_options, set_experimental_o
 
 optimizer = SimpleNamespace(set_experimental_options=set_experimental_options,
                             get_experimental_options=get_experimental_options)
+experimental = SimpleNamespace(set_synchronous_execution=set_synchronous_execution,
+                               get_synchronous_execution=get_synchronous_execution)
 del get_experimental_options, set_experimental_options, SimpleNamespace
+del get_synchronous_execution, set_synchronous_execution

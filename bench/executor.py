@@ -39,7 +39,7 @@ def while_loop(rounds=15) -> dict:
     v = np.ones(16, np.float32)
     tv = tf.constant(v)
     np.testing.assert_allclose(staged(tv).numpy(), numpy_loop(v), rtol=1e-5)
-    plan = staged.get_concrete_function(tv)._plan
+    plan = staged.get_concrete_function(tv).program.executable(())
     t_exec, t_np, t_interp = paired_us(
         [lambda: staged(tv), lambda: numpy_loop(v), lambda: plan.interpret([v])],
         rounds=rounds, calls=3)

@@ -83,6 +83,10 @@ ROWS = [
         tf="TF graph 10.7 s"),
     Row("chain phases N={n} / N={n_small}", sc.chain, "phases", "phases_small",
         "N={n_small}", 5.5, unit=""),
+    Row("import flowjit, fresh process", sc.import_time, "flowjit", None, "", 1.0,
+        note="import jax {jax:.2f} s, import numpy {numpy:.2f} s (jax loads on the first "
+             "XLA compile)"),
+    Row("import flowjit / import jax", sc.import_time, "flowjit", "jax", "import jax", None),
 ]
 
 

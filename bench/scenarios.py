@@ -241,3 +241,19 @@ def rss(cfg: Config) -> dict:
         out.update({f"{fw}_{k}": v for k, v in got.items()})
         out[f"{fw}_step_rss_mib"] = (got["peak_rss_bytes"] - got["imports_rss_bytes"]) / 2**20
     return out
+
+
+IMPORTS = ("flowjit", "jax", "numpy")
+
+
+def import_time(cfg: Config) -> dict:
+    """Seconds of `import M` in a fresh interpreter (best of a few, the modules alternating),
+    for flowjit and for the references it is compared with."""
+    code = "import time; t = time.perf_counter(); import {}; print(time.perf_counter() - t)"
+    best = dict.fromkeys(IMPORTS, float("inf"))
+    for _ in range(1 if cfg.quick else 5):
+        for name in IMPORTS:
+            out = subprocess.run([sys.executable, "-c", code.format(name)], check=True,
+                                 capture_output=True, text=True).stdout
+            best[name] = min(best[name], float(out))
+    return best

@@ -7,6 +7,8 @@ trace; XLA stages specialize to the concrete arguments given (so `None` dims wor
 """
 from __future__ import annotations
 
+from . import compilation, config
+
 STAGES: dict = {}
 XLA_STAGES = ("stablehlo", "stablehlo_serialized", "hlo", "hlo_no_metadata", "hlo_serialized",
               "optimized_hlo", "optimized_hlo_serialized", "optimized_hlo_proto_serialized",
@@ -26,7 +28,7 @@ def stage(name: str, doc: str):
                  "autograph=False).")
 def _source(ir):
     from .autograph.converter import source_stage
-    return source_stage(ir.cf._function)
+    return source_stage(ir.cf.function)
 
 
 @stage("graph", "The traced FuncGraph (nodes, attributes, control inputs, locations).")
@@ -99,13 +101,17 @@ def _optimized_hlo_dot(ir):
 
 class CompilerIR:
     """Every stage of one ConcreteFunction, specialized to `values` for the XLA stages
-    (raw argument values; None when only symbolic specs were given)."""
+    (raw argument values; None when only symbolic specs were given). `executable`: the XLA
+    executable of these values, when the caller has it (a compile dumping its stages)."""
 
-    def __init__(self, cf, values=None):
+    def __init__(self, cf, values=None, executable=None):
         self.cf = cf
         self._values = values
+        self._executable = executable
 
     def xla(self):
+        if self._executable is not None:
+            return self._executable
         if self._values is None:
             raise ValueError(f"XLA stages of {self.cf.name} need concrete arguments (tensors, "
                              f"not TensorSpecs with None dims); graph stages "
@@ -194,3 +200,12 @@ def dump(ir: CompilerIR, directory: str, shapes: str, signature: str, xla: bool)
             f.write(data)
         written.append(path)
     return written
+
+
+def _dump_compile(cf, values, executable):
+    """A compile's stages, written to FLOWJIT_DUMP_TO (graph stages only for a plan)."""
+    dump(CompilerIR(cf, values, executable), config.dump_dir(),
+         compilation.shape_signature(cf, values), repr(cf.trace_key), xla=values is not None)
+
+
+compilation.DUMPERS.append(_dump_compile)

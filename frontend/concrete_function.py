@@ -1,100 +1,96 @@
 """`ConcreteFunction`: the record of one trace — its FuncGraph, captures, output structure,
 trace type — and TF's introspection of it.
 
-Compiling it lives in `compilation.py` (the df module, passes, the executor Plan, the XLA
-executables and their cache), calling it in `function_call.py`.
+What is compiled from it and how it is called belong to its `Program` (program.py, TF's
+AtomicFunction), run by the backend chosen for it (backends.py); binding arguments and
+wrapping results live in `function_call.py`.
 """
 from __future__ import annotations
 
-import collections
 import inspect
 import itertools
 
-from . import compilation, func_graph, function_call, sharded, trace_type
+from . import backends, compilation, func_graph, function_call, trace_type
+from .program import Program
 from .specs import TensorSpec
 
 
 class ConcreteFunction:
-    """One trace: a FuncGraph, its captures and output structure, and its compiled forms."""
+    """One trace: a FuncGraph, its captures and output structure (the record other modules
+    read), and the Program that compiles and runs it."""
 
-    def __init__(self, graph, structure, function, key, args):
+    def __init__(self, graph, structure, function, key, args, arg_names=(), jit_compile=False):
+        """`arg_names`, `jit_compile`: a restored trace's (`function` None); a trace of a
+        Function takes them from it."""
         self.graph = graph
-        self._structure = structure
-        self._function = function
-        self._key = key
-        self._name = function._name if function is not None else graph.name
-        self._arg_names = function._arg_names if function is not None else []
-        self._args_template = args
-        self._captures = [p.attrs["capture"] for p in graph.inputs
-                          if p.attrs.get("capture") is not None]
-        self._capture_values = [c._handle if hasattr(c, "_handle") else c._value
-                                for c in self._captures]
-        self._num_args = len(graph.inputs) - len(self._captures)
-        # compiled forms (compilation.py)
-        self._plan = None
-        self._module = None
-        self._optimized = None
-        self._passes_spec = function._passes if function is not None else None
-        self.last_pipeline_report = None
-        self._compile_count = 0
+        self.structure = structure          # the outputs' nesting ("out", i) / ("py", v) / ...
+        self.function = function            # the Function traced (None: a restored trace)
+        self.trace_key = key
+        self._name = function.name if function is not None else graph.name
+        self.arg_names = function.arg_names if function is not None else list(arg_names)
+        self.args_template = args
+        self.captures = [p.attrs["capture"] for p in graph.inputs
+                         if p.attrs.get("capture") is not None]
+        self.capture_values = [c._handle if hasattr(c, "_handle") else c._value
+                               for c in self.captures]
+        self.num_args = len(graph.inputs) - len(self.captures)
+        self.passes_spec = function.passes if function is not None else None
+        self.jit_compile = bool(function.jit_compile if function is not None else jit_compile)
+        self.donate_variables = function.donate_variables is not False \
+            if function is not None else True
         self.timings: dict = {}
-        self._jit = bool(function._jit_compile) if function is not None else False
-        self._donate = function._donate_variables is not False if function is not None \
-            else True
-        self._xla_cache: collections.OrderedDict = collections.OrderedDict()
-        # the call path's classification (function_call.py)
-        self._resizable = [i for i, c in enumerate(self._captures)
-                           if hasattr(c, "_handle") and not c.shape.is_fully_defined()]
-        self._static_shapes = not self._resizable and all(
+        # variables declared with `None` dims: their shapes are part of an executable's key
+        self.resizable = [i for i, c in enumerate(self.captures)
+                          if hasattr(c, "_handle") and not c.shape.is_fully_defined()]
+        self.static_shapes = not self.resizable and all(
             p.out_types[0].shape is not None and None not in p.out_types[0].shape
-            for p in graph.inputs[:self._num_args])
-        self._static_executable = None
-        self._out_dtypes = [n.out_types[i].dtype for n, i in graph.outputs]
-        self._single_output_dtype = self._out_dtypes[0] if structure == ("out", 0) else None
-        # Multi-device programs (frontend/sharded.py, frontend/distribute.py) set a builder
-        # of their executables from the lowered module: fn(cf, lowered, values, timings).
-        self._executable_builder = None
-        self._sharded_call = sharded.sharded_call(self, key)
+            for p in graph.inputs[:self.num_args])
+        self.out_dtypes = [n.out_types[i].dtype for n, i in graph.outputs]
+        self.single_output_dtype = self.out_dtypes[0] if structure == ("out", 0) else None
+        self.program = Program(self, backends.select(self))
 
     # --- compiled forms ---------------------------------------------------------------------
     def dataflow_module(self):
         """The df module before passes (imported once)."""
-        return compilation.dataflow_module(self)
+        return compilation.dataflow_module(self.program)
 
     def optimized_module(self):
         """The df module after the pass pipeline."""
-        return compilation.optimized_module(self)
+        return compilation.optimized_module(self.program)
 
     def pipeline_report(self, module=None):
         """The pipeline run on a copy of `module`, recording the IR after every pass."""
-        return compilation.pipeline_report(self, module)
+        return compilation.pipeline_report(self.program, module)
 
-    def _optimize(self, module, timings):
-        return compilation.optimize(self, module, timings)
+    @property
+    def last_pipeline_report(self):
+        return self.program.last_pipeline_report
 
     def xla_specialization(self, values):
         """The XLA executable for these argument values (host arrays, device buffers,
         ResourceHandles), compiling on a miss (one per concrete signature)."""
-        return compilation.xla_executable(self, values)
+        return self.program.xla_executable(values)
 
     # --- calling ----------------------------------------------------------------------------
-    def _call_flat(self, flat):
+    def call_flat(self, flat):
+        """Run on the flat tensor arguments (captures are added by the call)."""
         return function_call.call_flat(self, flat)
 
-    def _concrete_values(self, args, kwargs):
+    def concrete_values(self, args, kwargs):
+        """Raw argument values for XLA stages, or None when any argument is symbolic."""
         return function_call.concrete_values(self, args, kwargs)
 
     def __call__(self, *args, **kwargs):
-        if self._function is not None and (kwargs or len(args) < len(self._arg_names)):
+        if self.function is not None and (kwargs or len(args) < len(self.arg_names)):
             args = function_call.bind_call(self, args, kwargs)
         flat = []
         key = trace_type.key_and_flat(tuple(args), flat)
-        if not trace_type.accepts(self._key, key) and len(flat) == self._num_args:
+        if not trace_type.accepts(self.trace_key, key) and len(flat) == self.num_args:
             raise TypeError(f"ConcreteFunction {self._name} was traced for "
-                            f"{trace_type.describe(self._key)}, called with "
+                            f"{trace_type.describe(self.trace_key)}, called with "
                             f"{trace_type.describe(key)}")
-        if len(flat) != self._num_args:
-            raise TypeError(f"ConcreteFunction {self._name} takes {self._num_args} tensor "
+        if len(flat) != self.num_args:
+            raise TypeError(f"ConcreteFunction {self._name} takes {self.num_args} tensor "
                             f"argument(s), got {len(flat)}")
         return function_call.call_flat(self, flat)
 
@@ -110,13 +106,13 @@ class ConcreteFunction:
 
     @property
     def structured_outputs(self):
-        return function_call.rebuild(self._structure, self.outputs)
+        return function_call.rebuild(self.structure, self.outputs)
 
     @property
     def structured_input_signature(self):
         """(positional specs, {keyword-only name: spec}); Python values stay values (TF)."""
-        specs = specs_of(self._key, self._arg_names)
-        params = list(self._function._sig.parameters.values()) if self._function else []
+        specs = specs_of(self.trace_key, self.arg_names)
+        params = list(self.function.function_spec.parameters.values()) if self.function else []
         args, kw = [], {}
         for p, s in itertools.zip_longest(params, specs):
             kind = None if p is None else p.kind
@@ -134,19 +130,19 @@ class ConcreteFunction:
     def function_type(self):
         """TF's FunctionType: parameters annotated with trace types, output, captures."""
         from . import function_type
-        sig = self._function._sig if self._function else inspect.Signature(
+        sig = self.function.function_spec if self.function else inspect.Signature(
             [inspect.Parameter(n, inspect.Parameter.POSITIONAL_OR_KEYWORD)
-             for n in self._arg_names])
-        return function_type.build(sig, self._key, self._structure, self.outputs,
-                                   self._captures)
+             for n in self.arg_names])
+        return function_type.build(sig, self.trace_key, self.structure, self.outputs,
+                                   self.captures)
 
     @property
     def captured_inputs(self):
-        return list(self._captures)
+        return list(self.captures)
 
     @property
     def variables(self):
-        return [c for c in self._captures if hasattr(c, "_handle")]
+        return [c for c in self.captures if hasattr(c, "_handle")]
 
     @property
     def trainable_variables(self):

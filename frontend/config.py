@@ -21,3 +21,15 @@ def run_functions_eagerly(run_eagerly: bool):
 
 def functions_run_eagerly() -> bool:
     return RUN_EAGERLY
+
+
+def set_synchronous_execution(enable: bool):
+    """Make every XLA call wait for its results (else they are computed asynchronously and
+    errors and timings surface at the first read)."""
+    from ..runtime import xla
+    xla.set_synchronous(enable)
+
+
+def get_synchronous_execution() -> bool:
+    from ..runtime import xla
+    return xla.SYNCHRONOUS

@@ -17,6 +17,7 @@ from ..ir import errors
 from ..ir.registry import TT
 from ..ir.shapes import TensorShape, as_shape
 from . import dispatch, func_graph, nest
+from .context import GRADIENT_HOOKS, context
 from .func_graph import FuncGraph, GraphTensor
 from .tensor import Tensor
 
@@ -232,13 +233,18 @@ def add_branch_node(g, op, selector, graphs, out_types, stateful=None, name=None
         stateful = any(x.stateful for x in graphs)
     outs = g.add_op(op, operands, {"branches": tuple(graphs)}, out_types, stateful=stateful,
                     name=name)
-    if dispatch.tape_hook is not None:
-        from .gradients import control_flow as cf_grad
-        cf_grad.record_branches(op, graphs, sources, outs)
+    if context().tape_hook is not None:
+        GRADIENT_HOOKS["record_branches"](op, graphs, sources, outs)
     return outs
 
 
 # --- while_loop ----------------------------------------------------------------------------
+# Loop variables that need a trace of the body before they can enter a loop (a TensorArray
+# with nothing written yet gets its element shape from it), registered by their modules:
+# objects with `needs_trace(structure) -> bool` and `adopt(structure, traced_out)`.
+LOOP_VAR_SHAPERS: list = []
+
+
 def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations=10,
                back_prop=True, swap_memory=False, maximum_iterations=None, name=None,
                static_trip_bound=None):
@@ -254,8 +260,7 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
     g = func_graph.current()
     if g is None:
         return _eager_while(cond, body, structure, maximum_iterations, single)
-    from . import tensor_array
-    if tensor_array.has_unallocated(structure):
+    if any(shaper.needs_trace(structure) for shaper in LOOP_VAR_SHAPERS):
         structure = _with_element_shapes(g, body, structure, single)
     flat = [_to_tensor(v, "while_loop loop_vars") for v in nest.flatten(structure)]
     paths = [p for p, _ in nest.flatten_with_paths(structure)]
@@ -316,11 +321,12 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
 def _with_element_shapes(g, body, structure, single):
     """TensorArrays in `structure` with nothing written yet get the element shapes a trace of
     `body` (into a graph that is then dropped) writes, so they can be loop variables."""
-    from . import tensor_array
     tts = [_to_tensor(v, "while_loop loop_vars")._tt for v in nest.flatten(structure)]
     _, out, _ = _trace_fn(g, lambda *vs: _normalize_body_out(body(*vs), single), structure,
                           "element_shapes", tts)
-    return tensor_array.adopt_element_shapes(structure, out)
+    for shaper in LOOP_VAR_SHAPERS:
+        structure = shaper.adopt(structure, out)
+    return structure
 
 
 # Static `maximum_iterations` of while nodes (gradients preallocate per-iteration storage).
@@ -362,11 +368,9 @@ def _while_node(g, wcond, wbody, full, flat, tts, paths, structure, name, max_it
     operands = [g.capture(t) for t in flat]
     sources = list(flat)   # what a tape tracks: an eager loop value, not its capture
     _link_captures(g, [cg, bg], operands, sources)
-    if record and dispatch.tape_hook is not None:
-        from .gradients import control_flow as cf_grad
-        if cf_grad.tape_tracks(sources):
-            return cf_grad.differentiable_while(g, cg, bg, operands, sources, tts, max_iter,
-                                                name)
+    if record and context().tape_hook is not None and GRADIENT_HOOKS["tape_tracks"](sources):
+        return GRADIENT_HOOKS["differentiable_while"](g, cg, bg, operands, sources, tts,
+                                                      max_iter, name)
     return add_while_node(g, cg, bg, operands, tts, max_iter, name)
 
 

@@ -2,7 +2,8 @@
 
 Eager dispatch runs the op's registry inference (the same function the tracer runs; results
 are cached per input types and attributes, so a steady eager loop pays one dict lookup), then
-the NumPy kernel, then wraps the result. While tracing, `graph_hook` records the op instead.
+the NumPy kernel, then wraps the result. While a graph is built (this thread's
+`context().graph_hook`), the op is recorded instead.
 """
 from __future__ import annotations
 
@@ -16,13 +17,10 @@ from ..ir import errors
 from ..ir.registry import OPS, TT, InferenceError, OpDef, infer_types
 from ..ir.shapes import format_shape
 from ..runtime.kernels import KERNELS
+from .context import context
 from .tensor import Tensor
 
-# Set by the tracer: called as graph_hook(opdef, inputs, attrs) when a graph is being built.
-graph_hook = None
-
-# Set while a GradientTape records (gradients/tape.py): tape_hook(opdef, inputs, attrs, out).
-tape_hook = None
+_CTX = context()
 
 
 class _NeverRaised(Exception):
@@ -32,6 +30,10 @@ class _NeverRaised(Exception):
 # Set by frontend/dtensor.py: (the exception a DTensor operand raises when a kernel would
 # read it, the function running the op as a sharded program instead).
 sharded_hook = (_NeverRaised, None)
+
+# Set by frontend/ops/array.py: [autopack(value, dtype, dtype_hint)], the conversion of a
+# (nested) list that holds tensors.
+LIST_PACKER: list = [None]
 
 # Tests set FLOWJIT_CHECK_KERNELS=1: every eager result is checked against its inferred type.
 CHECK_KERNELS = os.environ.get("FLOWJIT_CHECK_KERNELS") == "1"
@@ -159,12 +161,12 @@ def _convert(value, dtype, dtype_hint):
     if conv is not None:  # Variables and symbolic tensors
         return convert_to_tensor(conv(), dtype=dtype)
     if value is None:   # NumPy would make it NaN under a float dtype
-        raise ValueError("None values not supported." if graph_hook is not None else
+        raise ValueError("None values not supported." if _CTX.graph_hook is not None else
                          "Attempt to convert a value (None) with an unsupported type "
                          "(<class 'NoneType'>) to a Tensor.")
     if isinstance(value, (list, tuple)) and _nested_has_tensor(value):
-        from .ops.array import autopack  # a list holding tensors packs them, as TF does
-        return autopack(value, dtype=dtype, dtype_hint=dtype_hint)
+        # a list holding tensors packs them, as TF does (ops/array.py's `stack`)
+        return LIST_PACKER[0](value, dtype=dtype, dtype_hint=dtype_hint)
     if dtype is not None:
         dt = D.as_dtype(dtype)
         return _constant(_to_array(value, dt, strict=not isinstance(
@@ -185,8 +187,9 @@ def _convert(value, dtype, dtype_hint):
 def _constant(arr, dt: D.DType):
     """An eager Tensor, or while tracing a `const` node (Python values are embedded in the
     graph; only tensors created outside are captured)."""
-    if graph_hook is not None:
-        return graph_hook(OPS["const"], (), {"value": arr, "dtype": dt})
+    hook = _CTX.graph_hook
+    if hook is not None:
+        return hook(OPS["const"], (), {"value": arr, "dtype": dt})
     return Tensor._wrap(arr, dt)
 
 
@@ -215,10 +218,12 @@ def apply(opname: str, inputs, attrs: dict | None = None):
     attrs = attrs or {}
     if len(attrs) != len(opdef.attrs):   # the public API passes them all; fill the defaults
         attrs = opdef.resolve_attrs(attrs)
-    out = graph_hook(opdef, inputs, attrs) if graph_hook is not None else \
-        execute(opdef, inputs, attrs)
-    if tape_hook is not None:
-        tape_hook(opdef, inputs, attrs, out)
+    ctx = _CTX
+    hook = ctx.graph_hook
+    out = hook(opdef, inputs, attrs) if hook is not None else execute(opdef, inputs, attrs)
+    hook = ctx.tape_hook
+    if hook is not None:
+        hook(opdef, inputs, attrs, out)
     return out
 
 
@@ -288,7 +293,7 @@ def op_error(opname: str, message: str, dtype_error=False) -> Exception:
     the kernel raises), and while a graph is built what TF's shape functions raise: TypeError
     for a dtype, ValueError otherwise."""
     msg = f"{opname}: {message} [at {errors.user_frame()}]"
-    if graph_hook is not None:
+    if _CTX.graph_hook is not None:
         return TypeError(msg) if dtype_error else ValueError(msg)
     return errors.InvalidArgumentError(None, opname, msg)
 

@@ -127,6 +127,7 @@ class MirroredStrategy:
                                    len(spmd.devices()))], devices=devices)
         self._jax_mesh = self._mesh._jax
         self._functions: dict = {}
+        self._programs: dict = {}   # ConcreteFunction -> its replica Program
 
     num_replicas_in_sync = property(lambda self: self._mesh.size)
     extended = property(lambda self: self)
@@ -138,15 +139,16 @@ class MirroredStrategy:
     @contextlib.contextmanager
     def scope(self):
         """Variables created inside hold one copy per replica."""
-        from . import variables
-        prev_strategy, prev_hook = getattr(_STATE, "strategy", None), variables._create_hook
+        from .context import context
+        ctx = context()
+        prev_strategy, prev_hook = getattr(_STATE, "strategy", None), ctx.create_hook
         _STATE.strategy = self
-        variables._create_hook = self._create_variable_value
+        ctx.create_hook = self._create_variable_value
         try:
             yield self
         finally:
             _STATE.strategy = prev_strategy
-            variables._create_hook = prev_hook
+            ctx.create_hook = prev_hook
 
     def _create_variable_value(self, initial_value, dtype):
         value = dispatch.convert_to_tensor(initial_value() if callable(initial_value)
@@ -195,37 +197,17 @@ class MirroredStrategy:
             cf = compiled.get_concrete_function(*first[0], **first[1])
         finally:
             _STATE.replica = prev
-        cf._executable_builder = self._build
+        program = self._programs.get(cf)
+        if program is None:
+            from .program import Program
+            program = self._programs[cf] = Program(cf, ReplicaBackend(self._jax_mesh))
         # The function's tensor arguments in its own order (replica 0's stand for theirs).
         replicas = {id(v.values[0]): v for v in nest.flatten((args, kwargs))
                     if isinstance(v, PerReplica)}
         flat: list = []
-        trace_type.key_and_flat(compiled._bind(first[0], first[1]), flat)
-        vals = [[c._host() for c in replicas[id(t)].values] if id(t) in replicas else
-                t._host() for t in flat]
-        return self._call(cf, vals + cf._capture_values)
-
-    def _call(self, cf, vals):
-        from . import compilation
-        from .function_call import rebuild
-        from .tracing import COMPILE_LOCK
-        first = [v[0] if type(v) is list else v for v in vals]   # replica 0 stands for all
-        exe = cf._xla_cache.get(compilation.xla_key(cf, first))
-        if exe is None:
-            with COMPILE_LOCK:
-                exe = compilation.xla_executable(cf, first)
-        outs = exe(vals)
-        per = [PerReplica([Tensor._wrap(p, dt) for p in pieces]) if len(pieces) > 1 else
-               Tensor._wrap(pieces[0], dt) for pieces, dt in zip(outs, cf._out_dtypes)]
-        return rebuild(cf._structure, per)
-
-    def _build(self, cf, lowered, values, timings):
-        from ..ir.errors import UnimplementedError
-        if lowered.host_inputs:
-            raise UnimplementedError(None, None, f"{cf._name}: stateful random ops are not "
-                                     f"supported under MirroredStrategy.run")
-        return spmd.build_replicas(lowered.module, self._jax_mesh, lowered.num_results,
-                                   lowered.written_args, timings)
+        trace_type.key_and_flat(compiled.bind(first[0], first[1]), flat)
+        return program([[c._host() for c in replicas[id(t)].values] if id(t) in replicas else
+                        t._host() for t in flat])
 
     def reduce(self, reduce_op, value, axis=None):
         """Reduce a PerReplica value across replicas (and along `axis` within each)."""
@@ -241,6 +223,49 @@ class MirroredStrategy:
             joined = np.concatenate(parts, axis=axis)
             out = joined.sum(axis) if how == "sum" else joined.mean(axis)
         return Tensor(np.asarray(out, dtype=dtype.np), dtype)
+
+
+class ReplicaBackend:
+    """`MirroredStrategy.run`'s programs: one per-device program every device of the mesh
+    runs on its own arguments (`num_replicas` = the device count). A call's flat arguments
+    are host values, a list of per-replica values for a PerReplica argument."""
+
+    lowers_to_xla = True
+
+    def __init__(self, jax_mesh):
+        self.jax_mesh = jax_mesh
+
+    def key(self, program, values):
+        from . import compilation
+        return compilation.xla_key(program, _replica0(values))
+
+    def compile(self, program, values):
+        from . import compilation
+        return compilation.compile_xla(
+            program, _replica0(values), lambda lowered, values, timings: self._build(
+                program.record, lowered, timings), donate=False)
+
+    def call(self, program, flat):
+        from .function_call import rebuild
+        record = program.record
+        vals = flat + record.capture_values
+        outs = program.executable(vals)(vals)
+        per = [PerReplica([Tensor._wrap(p, dt) for p in pieces]) if len(pieces) > 1 else
+               Tensor._wrap(pieces[0], dt) for pieces, dt in zip(outs, record.out_dtypes)]
+        return rebuild(record.structure, per)
+
+    def _build(self, record, lowered, timings):
+        if lowered.host_inputs:
+            from ..ir.errors import UnimplementedError
+            raise UnimplementedError(None, None, f"{record.name}: stateful random ops are "
+                                     f"not supported under MirroredStrategy.run")
+        return spmd.build_replicas(lowered.module, self.jax_mesh, lowered.num_results,
+                                   lowered.written_args, timings)
+
+
+def _replica0(values):
+    """Replica 0's values stand for all (the key and the compile see one replica)."""
+    return [v[0] if type(v) is list else v for v in values]
 
 
 __all__ = ["InputContext", "MirroredStrategy", "ReduceOp", "ReplicaContext", "get_replica_context",

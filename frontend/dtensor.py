@@ -20,7 +20,7 @@ import numpy as np
 
 from ..ir.errors import InvalidArgumentError, UnimplementedError, user_frame
 from ..runtime import spmd
-from . import dispatch
+from . import dispatch, func_graph
 from .tensor import Tensor
 from .variables import Variable
 
@@ -292,7 +292,6 @@ def _check_divisible(shape, layout: Layout, opname):
 def relayout(tensor, layout: Layout, name=None):
     """The tensor in `layout` (a plain tensor is placed; a DTensor is resharded). Traced, it
     is a sharding constraint, and the function runs over the layout's mesh."""
-    from . import func_graph
     graph = func_graph.current()
     if graph is not None:
         from .ops.collective import relayout as relayout_op
@@ -401,19 +400,19 @@ class DVariable(Variable):
             h.value = relayout(new, self._layout)._value
 
     def assign(self, value, use_locking=None, name=None, read_value=True):
-        if dispatch.graph_hook is not None:
+        if func_graph.current() is not None:
             return super().assign(value, use_locking, name, read_value)
         self._update(None, value, "assign")
         return self if read_value else None
 
     def assign_add(self, delta, use_locking=None, name=None, read_value=True):
-        if dispatch.graph_hook is not None:
+        if func_graph.current() is not None:
             return super().assign_add(delta, use_locking, name, read_value)
         self._update("add", delta, "assign_add")
         return self if read_value else None
 
     def assign_sub(self, delta, use_locking=None, name=None, read_value=True):
-        if dispatch.graph_hook is not None:
+        if func_graph.current() is not None:
             return super().assign_sub(delta, use_locking, name, read_value)
         self._update("sub", delta, "assign_sub")
         return self if read_value else None

@@ -1,10 +1,10 @@
 """Tracing: symbolic tensors and the FuncGraph they are recorded into.
 
-While a FuncGraph is active, `dispatch.graph_hook` records every op instead of running it
-(with the registry's inference, so shapes and errors are known at the user's line), Python
-values become `const` nodes, eager tensors used inside become captures (placeholders bound at
-call time), and Variable reads/assigns become stateful resource ops. Stateful nodes are chained
-in program order (automatic control dependencies).
+While a FuncGraph is active in a thread, its context's `graph_hook` (context.py) records every
+op instead of running it (with the registry's inference, so shapes and errors are known at the
+user's line), Python values become `const` nodes, eager tensors used inside become captures
+(placeholders bound at call time), and Variable reads/assigns become stateful resource ops.
+Stateful nodes are chained in program order (automatic control dependencies).
 
 Nested graphs (cond branches, loop bodies) capture values of enclosing graphs as placeholders
 with `attrs["outer"]`: the control-flow builder turns those into operands of its node.
@@ -18,7 +18,8 @@ from ..ir.gc_pause import gc_paused
 from ..ir.graph import Graph, Node
 from ..ir.registry import OPS, TT, OpDef, ResourceTT
 from ..ir.shapes import TensorShape
-from . import dispatch, graph_view, variables
+from . import dispatch, graph_view
+from .context import context
 from .tensor import Tensor
 
 
@@ -136,6 +137,10 @@ class FuncGraph(Graph):
         return GraphTensor(self, node, 0, tt)
 
     # --- inspection (TF's Graph API) ---------------------------------------------------------
+    def tensor(self, node: Node, index: int) -> GraphTensor:
+        """Output `index` of `node` as a symbolic tensor."""
+        return GraphTensor(self, node, index, node.out_types[index])
+
     def get_operations(self) -> list:
         return [graph_view.Operation(self, n) for n in self.nodes]
 
@@ -199,47 +204,48 @@ def _var_name(var) -> str:
 
 
 # --- the active graph ---------------------------------------------------------------------
-_STACK: list = []   # FuncGraph, or None for init_scope
+# This thread's graphs being built (context.py): FuncGraphs, None for an init_scope.
+_CTX = context()
 
 
 def current() -> FuncGraph | None:
-    return _STACK[-1] if _STACK else None
+    stack = _CTX.graphs
+    return stack[-1] if stack else None
 
 
 def _set_hooks():
-    g = current()
-    on = g is not None
-    dispatch.graph_hook = _record if on else None
-    variables._read_hook = _read_variable if on else None
-    variables._assign_hook = _assign_variable if on else None
+    ctx = _CTX
+    on = bool(ctx.graphs) and ctx.graphs[-1] is not None
+    ctx.graph_hook = _record if on else None
+    ctx.read_hook = _read_variable if on else None
+    ctx.assign_hook = _assign_variable if on else None
+
+
+@contextlib.contextmanager
+def _entered(graph):
+    stack = _CTX.graphs
+    stack.append(graph)
+    _set_hooks()
+    try:
+        yield graph
+    finally:
+        stack.pop()
+        _set_hooks()
 
 
 @contextlib.contextmanager
 def as_default(graph: FuncGraph):
-    _STACK.append(graph)
-    _set_hooks()
-    try:
-        with gc_paused():   # tracing allocates a node and tensors per op (see ir.gc_pause)
-            yield graph
-    finally:
-        _STACK.pop()
-        _set_hooks()
+    with _entered(graph), gc_paused():   # tracing allocates a node and tensors per op
+        yield graph
 
 
-@contextlib.contextmanager
 def init_scope():
     """Leave every graph being traced: code inside runs eagerly (TF's `init_scope`)."""
-    _STACK.append(None)
-    _set_hooks()
-    try:
-        yield
-    finally:
-        _STACK.pop()
-        _set_hooks()
+    return _entered(None)
 
 
 def _record(opdef: OpDef, inputs, attrs):
-    g = _STACK[-1]
+    g = _CTX.graphs[-1]
     ins = [g.capture(t) for t in inputs]
     out_types = dispatch.infer_cached(opdef, [t._tt for t in ins], attrs, building=True)
     outs = g.add_op(opdef, ins, attrs, out_types)
@@ -247,7 +253,7 @@ def _record(opdef: OpDef, inputs, attrs):
 
 
 def _read_variable(var):
-    g = _STACK[-1]
+    g = _CTX.graphs[-1]
     return _record(OPS["read_variable"], (g.resource(var),), {})
 
 
@@ -256,7 +262,7 @@ _UPDATE_OPS = {"assign": "assign_variable", "assign_add": "assign_add_variable",
 
 
 def _assign_variable(var, method, value, read_value):
-    g = _STACK[-1]
+    g = _CTX.graphs[-1]
     try:
         value = dispatch.convert_to_tensor(value, dtype=var.dtype)
     except (TypeError, ValueError) as e:
@@ -288,8 +294,8 @@ class name_scope:  # noqa: N801  (TF's name)
 
     def __enter__(self):
         self._graph = current()
-        self._saved_variable_scopes = variables.name_scopes[:]
-        variables.name_scopes[:] = (self._saved_variable_scopes + [self._name]
+        self._saved_variable_scopes = _CTX.name_scopes[:]
+        _CTX.name_scopes[:] = (self._saved_variable_scopes + [self._name]
                                     if self._name else [])
         if self._graph is not None:
             self._saved = self._graph.scopes
@@ -297,7 +303,7 @@ class name_scope:  # noqa: N801  (TF's name)
         return self._name + "/" if self._name else ""
 
     def __exit__(self, *exc):
-        variables.name_scopes[:] = self._saved_variable_scopes
+        _CTX.name_scopes[:] = self._saved_variable_scopes
         if self._graph is not None:
             self._graph.scopes = self._saved
         return False

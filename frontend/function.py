@@ -11,18 +11,18 @@ import collections
 import functools
 import inspect
 import logging
-import threading
 import weakref
 
-from . import config, func_graph, nest, trace_type, tracing
-from .autograph import features as autograph_features
+from . import compiler_ir, config, nest, trace_type, tracing
+from .autograph import converter as autograph_converter, features as autograph_features
 from .concrete_function import ConcreteFunction
 from .function_call import call_flat, match_spec
 from .specs import TensorSpec
 from .tensor import Tensor
-from .tracing import COMPILE_LOCK
+from .context import COMPILE_LOCK, context
 
 log = logging.getLogger("flowjit")
+_CTX = context()
 
 _MAX_TRACES = 64          # a Function keeps at most this many concrete functions (LRU)
 _RETRACE_WINDOW = 5       # TF warns when the last 5 calls all traced
@@ -85,8 +85,8 @@ class Function:
 
     # --- calling ------------------------------------------------------------------------
     def __call__(self, *args, **kwargs):
-        if config.RUN_EAGERLY or func_graph._STACK and func_graph._STACK[-1] is not None \
-                and tracing.tracing_thread == threading.get_ident():
+        graphs = _CTX.graphs
+        if config.RUN_EAGERLY or graphs and graphs[-1] is not None:
             # Eager debugging, or a call from inside another trace: the body is traced
             # inline into the caller's graph (converted by AutoGraph in the latter case).
             if self._autograph and not config.RUN_EAGERLY:
@@ -97,7 +97,7 @@ class Function:
             key = self._signature_key
         else:
             if kwargs or not self._simple or len(args) != len(self._arg_names):
-                args = self._bind(args, kwargs)
+                args = self.bind(args, kwargs)
             # The common case, tensors only: the cache also holds the call's plain key,
             # (dtype name, shape) per argument, so a cached call builds no trace type.
             plain = tuple([(a._dtype.name, a._value.shape) for a in args if type(a) is Tensor])
@@ -124,7 +124,8 @@ class Function:
             self._note_call(False)
         return cf
 
-    def _bind(self, args, kwargs) -> tuple:
+    def bind(self, args, kwargs) -> tuple:
+        """The canonical argument tuple of a call: one entry per parameter, defaults applied."""
         try:
             bound = self._sig.bind(*args, **kwargs)
         except TypeError as e:
@@ -138,10 +139,10 @@ class Function:
         """The callable traced: the AutoGraph-converted function when `autograph`."""
         if not self._autograph:
             return self._python_function
-        from .autograph.converter import for_tracing
-        return for_tracing(self._python_function, self._autograph_features)
+        return autograph_converter.for_tracing(self._python_function,
+                                               self._autograph_features)
 
-    def _call_python(self, args):
+    def call_python(self, args):
         """Call the Python function with the canonical (bound) argument tuple."""
         fn = self._traced_python()
         if self._simple or self._input_signature is not None:
@@ -229,7 +230,7 @@ class Function:
     # --- input_signature ------------------------------------------------------------------
     def _flat_for_signature(self, args, kwargs):
         if kwargs:
-            args = self._bind(args, kwargs)
+            args = self.bind(args, kwargs)
         sig = self._input_signature
         if len(args) != len(sig):
             raise TypeError(f"{self._name}() takes {len(sig)} argument(s) under its "
@@ -249,7 +250,7 @@ class Function:
                 self._flat_for_signature(args, kwargs)  # values must fit the signature
             args = self._input_signature
         elif kwargs or not self._simple or len(args) != len(self._arg_names):
-            args = self._bind(args, kwargs)
+            args = self.bind(args, kwargs)
         key = trace_type.spec_key(args)
         cf = self._cache.get(key)
         if cf is None:
@@ -262,7 +263,7 @@ class Function:
 
     def compile_count(self) -> int:
         """Backend compiles (executor plans or XLA executables) over all traces."""
-        return sum(cf._compile_count for _, cf in self._traces)
+        return sum(cf.program.compiles for _, cf in self._traces)
 
     def pretty_printed_concrete_signatures(self, verbose=True) -> str:
         return "\n\n".join(cf.pretty_printed_signature(verbose) for _, cf in self._traces)
@@ -277,11 +278,10 @@ class Function:
 
     def compiler_ir(self, *args, **kwargs):
         """Every compiler stage for these arguments (see frontend/compiler_ir.py)."""
-        from .compiler_ir import CompilerIR
         cf = self.get_concrete_function(*args, **kwargs)
-        values = cf._concrete_values(args, kwargs) if args or kwargs or \
+        values = cf.concrete_values(args, kwargs) if args or kwargs or \
             self._input_signature is None else None
-        return CompilerIR(cf, values)
+        return compiler_ir.CompilerIR(cf, values)
 
     @property
     def python_function(self):
@@ -294,6 +294,40 @@ class Function:
     @property
     def function_spec(self):
         return self._sig
+
+    # --- what tracing and the ConcreteFunctions read -------------------------------------
+    @property
+    def name(self) -> str:
+        return self._name
+
+    @property
+    def arg_names(self) -> list:
+        return self._arg_names
+
+    @property
+    def positional_only_call(self) -> bool:
+        """True when every parameter is positional (a call's tuple needs no binding)."""
+        return self._simple
+
+    @property
+    def jit_compile(self):
+        return self._jit_compile
+
+    @property
+    def passes(self):
+        return self._passes
+
+    @property
+    def donate_variables(self):
+        return self._donate_variables
+
+    def count_trace(self):
+        """One more trace of the Python function (tracing.py)."""
+        self._trace_count += 1
+
+    def concrete_functions(self) -> list:
+        """The ConcreteFunctions kept, oldest first."""
+        return [cf for _, cf in self._traces]
 
     def __get__(self, instance, owner):
         """Methods: one Function per instance (TF keys `self` by identity too)."""
@@ -314,3 +348,6 @@ class Function:
 
 
 _BOUND: dict = {}
+
+
+autograph_converter.register_tracing_type(Function)

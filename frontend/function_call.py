@@ -1,79 +1,29 @@
 """The call path of a ConcreteFunction: arguments in, results out.
 
 Binding (an `input_signature`'s checks, the Python values `get_concrete_function` bound),
-then the run — the executor Plan, or the XLA executable, found without building a key when the
-trace has static shapes — and the results wrapped into the traced output structure. The
-classification (static or not, one output or a structure) is done once per ConcreteFunction.
+then the run by the trace's Program (program.py, on its backend), and the results' traced
+output structure.
 """
 from __future__ import annotations
 
 import numpy as np
 
 from ..ir import errors
-from ..lowering.stablehlo import core as stablehlo_core
-from ..runtime import xla
-from . import compilation, dispatch, nest, trace_type
+from . import dispatch, nest, trace_type
+from .context import GRADIENT_HOOKS, context
 from .specs import TensorSpec
 from .tensor import Tensor
-from .tracing import COMPILE_LOCK
+
+_CTX = context()
 
 
 def call_flat(cf, flat):
-    """Run `cf` on its flat tensor arguments (captures are added here)."""
-    if dispatch.tape_hook is not None:  # a GradientTape records: let it see the ops
-        from .gradients.control_flow import call_under_tape
-        out = call_under_tape(cf, flat)
+    """Run `cf` on its flat tensor arguments (captures are added by its Program)."""
+    if _CTX.tape_hook is not None:  # a GradientTape records: let it see the ops
+        out = GRADIENT_HOOKS["call_under_tape"](cf, flat)
         if out is not None:
             return out
-    if not cf._jit:
-        return _run_plan(cf, flat)
-    if cf._sharded_call is not None:   # over a DTensor mesh (frontend/sharded.py)
-        return cf._sharded_call(flat)
-    bufs = [t._value for t in flat]
-    device_array = xla.DEVICE_ARRAY
-    for v in bufs:
-        if type(v) is not device_array:
-            bufs = [_on_device(t) for t in flat]
-            break
-    exe = cf._static_executable   # a trace with static shapes has one per rule generation
-    if exe is None or exe.rule_generation != stablehlo_core.RULE_GENERATION:
-        exe = _executable(cf, bufs)
-    outs = exe.run(*bufs)
-    dtype = cf._single_output_dtype
-    if dtype is not None:
-        return Tensor._wrap(outs[0], dtype)
-    return rebuild(cf._structure, [Tensor._wrap(v, d) for v, d in zip(outs, cf._out_dtypes)])
-
-
-def _run_plan(cf, flat):
-    plan = cf._plan
-    if plan is None:
-        with COMPILE_LOCK:
-            plan = cf._plan if cf._plan is not None else compilation.build_plan(cf)
-    vals = [t._value for t in flat]
-    vals += cf._capture_values
-    outs = plan.run(vals)
-    return rebuild(cf._structure, [Tensor._wrap(v, t.dtype)
-                                   for v, t in zip(outs, plan.out_types)])
-
-
-def _on_device(t):
-    """The tensor's value as a device buffer; the copy is kept on the Tensor."""
-    v = t._value
-    if type(v) is np.ndarray or isinstance(v, np.generic):
-        v = t._value = xla.to_device(v)
-    return v
-
-
-def _executable(cf, bufs):
-    values = bufs + cf._capture_values
-    exe = cf._xla_cache.get(compilation.xla_key(cf, values))
-    if exe is None:
-        with COMPILE_LOCK:
-            exe = compilation.xla_executable(cf, values)
-    if cf._static_shapes:
-        cf._static_executable = exe
-    return exe
+    return cf.program.call(flat)
 
 
 def rebuild(structure, outs):
@@ -90,31 +40,31 @@ def rebuild(structure, outs):
 # --- binding --------------------------------------------------------------------------------
 def concrete_values(cf, args, kwargs):
     """Raw argument values for XLA stages, or None when any argument is symbolic."""
-    fn = cf._function
-    if fn is not None and (kwargs or not fn._simple or len(args) != len(cf._arg_names)):
-        args = fn._bind(args, kwargs)
+    fn = cf.function
+    if fn is not None and (kwargs or not fn.positional_only_call or len(args) != len(cf.arg_names)):
+        args = fn.bind(args, kwargs)
     flat = []
     try:
         trace_type.key_and_flat(tuple(args), flat)
     except TypeError:
         return None
-    if len(flat) != cf._num_args:
+    if len(flat) != cf.num_args:
         return None
-    return [t._value for t in flat] + cf._capture_values
+    return [t._value for t in flat] + cf.capture_values
 
 
 def bind_call(cf, args, kwargs) -> tuple:
     """The full argument tuple of a call: as TF, the Python (non-tensor) values given to
     `get_concrete_function` stay bound, so `cf(x)` works for `(a=TensorSpec, b=2)`."""
-    fn = cf._function
+    fn = cf.function
     try:
-        given = fn._sig.bind_partial(*args, **kwargs).arguments
+        given = fn.function_spec.bind_partial(*args, **kwargs).arguments
     except TypeError as e:
-        raise TypeError(f"ConcreteFunction {cf._name}: {e}") from None
-    for name, value in zip(cf._arg_names, cf._args_template):
+        raise TypeError(f"ConcreteFunction {cf.name}: {e}") from None
+    for name, value in zip(cf.arg_names, cf.args_template):
         if name not in given and _is_python_value(value):
             given[name] = value
-    return fn._bind((), given)
+    return fn.bind((), given)
 
 
 def _is_python_value(value) -> bool:

@@ -26,14 +26,12 @@ class Operation:
 
     @property
     def inputs(self) -> list:
-        from .func_graph import GraphTensor
-        return [GraphTensor(self.graph, n, i, n.out_types[i]) for n, i in self._node.inputs]
+        return [self.graph.tensor(n, i) for n, i in self._node.inputs]
 
     @property
     def outputs(self) -> list:
-        from .func_graph import GraphTensor
         node = self._node
-        return [GraphTensor(self.graph, node, i, t) for i, t in enumerate(node.out_types)]
+        return [self.graph.tensor(node, i) for i in range(len(node.out_types))]
 
     @property
     def control_inputs(self) -> list:

@@ -33,7 +33,8 @@ import numpy as np
 from ..ir import dtypes as D
 from ..ir.errors import InvalidArgumentError, UnimplementedError
 from ..runtime import safe_files, safetensors
-from . import checkpoint, module as module_lib, nest, saved_model_files as files, trace_type
+from . import (checkpoint, compilation, module as module_lib, nest,
+               saved_model_files as files, trace_type)
 from .concrete_function import ConcreteFunction, specs_of
 from .function import Function
 from .function_call import match_spec
@@ -128,7 +129,7 @@ def _functions_of(obj) -> dict:
 def _concretes(fn: Function) -> list:
     if fn.input_signature is not None:
         fn.get_concrete_function()
-    return [cf for _, cf in fn._traces]
+    return fn.concrete_functions()
 
 
 class _Saver:
@@ -173,7 +174,7 @@ class _Saver:
         fid = self.fid_of[id(cf)] = f"fn_{len(self.fid_of)}"
         from ..ir.printing import print_module
         captures = []
-        for i, c in enumerate(cf._captures):
+        for i, c in enumerate(cf.captures):
             if isinstance(c, Variable):
                 key = self.key_of.get(id(c))
                 if key is None:   # TF 2.21's class and first sentence
@@ -191,9 +192,9 @@ class _Saver:
         self.write(f"functions/{fid}.mlir",
                    print_module(cf.dataflow_module(), debuginfo=self.debug_info).encode())
         self.functions[fid] = {
-            "name": cf.name, "arg_names": list(cf._arg_names),
-            "input_key": _key_to_json(cf._key), "outputs": _structure_to_json(cf._structure),
-            "captures": captures, "jit_compile": cf._jit,
+            "name": cf.name, "arg_names": list(cf.arg_names),
+            "input_key": _key_to_json(cf.trace_key), "outputs": _structure_to_json(cf.structure),
+            "captures": captures, "jit_compile": cf.jit_compile,
             "stablehlo": self.artifact(cf, fid)}
         return fid
 
@@ -207,7 +208,8 @@ class _Saver:
         if not all(getattr(t, "value", t).shape is not None and
                    None not in getattr(t, "value", t).shape for t in types):
             return None
-        module = cf._optimize(import_graph(specialize(cf.graph, types), cf.name), {})
+        module = compilation.optimize(cf.program,
+                                      import_graph(specialize(cf.graph, types), cf.name), {})
         try:
             lowered = lower_module(module, cf.name, donate=False)
         except (InvalidArgumentError, UnimplementedError):   # XLA refuses: no artifact
@@ -233,7 +235,7 @@ def _makedirs(folder):
 def _signature_inputs(cf, fn):
     """Keyword names of a signature's flat inputs: the TensorSpec names, else argument
     names (`x`, nested `x_0`), as TF."""
-    derived = nest.flatten(list(specs_of(cf._key, list(cf._arg_names))))
+    derived = nest.flatten(list(specs_of(cf.trace_key, list(cf.arg_names))))
     given = nest.flatten(list(fn.input_signature)) if fn is not None and \
         fn.input_signature is not None else [None] * len(derived)
     return [(g.name if isinstance(g, TensorSpec) and g.name else d.name)
@@ -260,7 +262,7 @@ def _signature_entries(saver, signatures, functions):
         if not isinstance(sig, ConcreteFunction):
             raise ValueError(f"saved_model.save: signature {name!r} must be a tf.function with "
                              f"an input_signature or a ConcreteFunction, got {sig!r}")
-        outs = sig._structure
+        outs = sig.structure
         if outs[0] == "nest" and outs[2] == nest.MAPPING:
             keys = sorted(outs[1])  # nest's flatten order
         else:
@@ -389,12 +391,12 @@ class RestoredFunction:
                 continue
             flat = []
             try:
-                for name, spec, value in zip(cf._arg_names, specs, args):
+                for name, spec, value in zip(cf.arg_names, specs, args):
                     _match_value(self._name, name, spec, value, flat)
             except (TypeError, ValueError) as e:
                 errors.append(str(e))
                 continue
-            return cf._call_flat(flat)
+            return cf.call_flat(flat)
         raise TypeError(f"Binding inputs to the restored function {self._name} failed: no "
                         f"saved concrete function accepts these arguments ("
                         f"{'; '.join(errors)})")
@@ -402,7 +404,7 @@ class RestoredFunction:
     def get_concrete_function(self, *args):
         return self.concrete_functions[0] if not args else next(
             cf for cf in self.concrete_functions
-            if trace_type.accepts(cf._key, trace_type.spec_key(tuple(args))))
+            if trace_type.accepts(cf.trace_key, trace_type.spec_key(tuple(args))))
 
     def __repr__(self):
         return f"<RestoredFunction {self._name}>"
@@ -443,7 +445,7 @@ class SignatureFunction:
         flat = []
         for name, spec, value in zip(self._inputs, self._specs, values):
             match_spec(self._name, name, spec, value, flat)
-        out = self._cf._call_flat(flat)
+        out = self._cf.call_flat(flat)
         if isinstance(out, dict):
             return dict(out)
         return dict(zip(self._outputs, nest.flatten(out)))
@@ -519,7 +521,7 @@ class _Loader:
             setattr(obj, name, self.build(child))
         for name, fids in entry.get("functions", {}).items():
             cfs = [self.function(f) for f in fids]
-            setattr(obj, name, RestoredFunction(name, cfs, list(cfs[0]._arg_names)))
+            setattr(obj, name, RestoredFunction(name, cfs, list(cfs[0].arg_names)))
         return obj
 
     def function(self, fid):
@@ -571,9 +573,8 @@ class _Loader:
                                f"{len(graph.outputs)}")
         jit = bool(entry["jit_compile"]) if self.jit_compile is None else self.jit_compile
         graph.jit_compile = jit
-        cf = ConcreteFunction(graph, structure, None, key, None)
-        cf._arg_names = list(entry["arg_names"])
-        cf._jit = jit
+        cf = ConcreteFunction(graph, structure, None, key, None, arg_names=entry["arg_names"],
+                              jit_compile=jit)
         self.functions[fid] = cf
         return cf
 

@@ -1,20 +1,21 @@
 """Running functions and eager ops over DTensors (frontend/dtensor.py holds the API).
 
-A ConcreteFunction traced for DTensor arguments (their layouts are part of the trace type),
-or relayouting onto a mesh of several devices, swaps in `sharded_call` at construction and
-compiles through the one XLA path with `build_sharded` as its executable builder: the
+A trace over DTensor arguments (their layouts are part of the trace type), or relayouting
+onto a mesh of several devices, runs on the sharded backend, with or without `jit_compile`
+(as TF's DTensor runs plain `tf.function`s): it compiles through the one XLA path, the
 lowering declares the mesh and each argument's Shardy sharding, XLA partitions the program
 (`num_partitions` = mesh size) and chooses the results' shardings, which come back as
-layouts. An eager op with a DTensor input runs as a cached one-op such function.
+layouts. An eager op with a DTensor input runs as a cached one-op such function. Importing
+this module installs the backend's claim and the eager hook.
 """
 from __future__ import annotations
 
-import functools
 import threading
 
 from ..ir.errors import InvalidArgumentError, UnimplementedError, user_frame
-from ..runtime import spmd
-from . import dispatch
+from ..runtime import spmd, xla
+from . import backends, compilation, dispatch
+from .function_call import rebuild
 from .dtensor import DTensor, Layout, _ShardedOperand, fetch_layout, relayout
 
 _OP_PROGRAMS: dict = {}
@@ -45,9 +46,9 @@ def _execute_sharded(opdef, inputs, attrs):
     mesh = next(t._layout.mesh for t in inputs if isinstance(t, DTensor))
     args = [t if isinstance(t, DTensor) else relayout(t, Layout.replicated(mesh, t.ndim))
             for t in inputs]
-    # The sharded call itself, not the function's __call__: a recording tape would replay
-    # the one op eagerly, landing here again; the caller's `apply` records the op.
-    return _op_function(opdef, attrs).get_concrete_function(*args)._sharded_call(args)
+    # The Program itself, not the function's __call__: a recording tape would replay the
+    # one op eagerly, landing here again; the caller's `apply` records the op.
+    return _op_function(opdef, attrs).get_concrete_function(*args).program(args)
 
 
 dispatch.sharded_hook = (_ShardedOperand, _execute_sharded)
@@ -68,63 +69,74 @@ def layouts_of(flat_key) -> list | None:
     return found if any(found) else None
 
 
-def sharded_call(cf, key):
-    """The call of a ConcreteFunction traced for DTensor arguments or relayouting onto a
-    mesh of several devices (None for any other function); refuses jit_compile=False (the
-    executor would gather every DTensor onto one device)."""
+class ShardedBackend:
+    """A trace over a DTensor mesh (DTensor arguments, or a relayout inside), with or
+    without `jit_compile`: one SPMD program per concrete argument shape, partitioned by XLA
+    over the mesh."""
+
+    lowers_to_xla = True
+
+    def __init__(self, mesh, layouts):
+        self.mesh = mesh
+        self.layouts = layouts              # per argument: its Layout, or None
+
+    def key(self, program, values):
+        return compilation.xla_key(program, values)
+
+    def compile(self, program, values):
+        return compilation.compile_xla(
+            program, values, lambda lowered, values, timings: self._build(
+                program.record, lowered, values, timings), donate=False)
+
+    def call(self, program, flat):
+        record = program.record
+        vals = [t._value for t in flat] + record.capture_values
+        exe = program.executable(vals)
+        outs = exe(vals)
+        if xla.SYNCHRONOUS:
+            xla.wait(outs)
+        return rebuild(record.structure, [DTensor._make(v, dt, layout) for v, dt, layout in
+                                          zip(outs, record.out_dtypes, exe.result_layouts)])
+
+    def _build(self, record, lowered, values, timings):
+        """The partitioned executable of the lowered module."""
+        from ..lowering.stablehlo.collective import annotate_shardings, result_shapes
+        from ..runtime.resources import ResourceHandle
+        if lowered.host_inputs:
+            raise UnimplementedError(None, None, f"{record.name}: stateful random ops are not "
+                                     f"supported in a function over DTensors")
+        mesh = self.mesh
+        n_args = record.num_args
+        specs = []
+        for i, v in enumerate(values):
+            lay = self.layouts[i] if i < n_args else fetch_layout(record.captures[i - n_args])
+            raw = v.value if type(v) is ResourceHandle else v
+            spec = lay._axes if lay is not None else spmd.spec_of(raw)
+            specs.append(spec if spec is not None else (None,) * len(raw.shape))
+        n = lowered.num_results
+        written = {n + k: specs[i] for k, i in enumerate(lowered.written_args)}
+        annotate_shardings(lowered.module, mesh.axes(), specs, written)
+        exe = spmd.build(lowered.module, mesh._jax, specs, result_shapes(lowered.module), n,
+                         lowered.written_args, timings)
+        exe.result_layouts = [Layout._of_axes(s, mesh) for s in exe.result_specs[:n]]
+        return exe
+
+
+def claim(record):
+    """The sharded backend for a trace over DTensor arguments or relayouting onto a mesh
+    (None for any other trace)."""
+    key = record.trace_key
     layouts = layouts_of(key) if isinstance(key, tuple) else None
-    inner = getattr(cf.graph, "dtensor_mesh", None)
+    inner = getattr(record.graph, "dtensor_mesh", None)
     if layouts is None and inner is None:
         return None
-    layouts = cf._layouts = layouts or [None] * cf._num_args
-    if not cf._jit:
-        raise InvalidArgumentError(None, None, f"{cf._name} runs over a DTensor mesh (DTensor "
-                                   f"arguments or a relayout inside): it needs "
-                                   f"tf.function(jit_compile=True), the graph executor runs on "
-                                   f"one device [at {user_frame()}]")
+    layouts = layouts or [None] * record.num_args
     meshes = {lay.mesh for lay in layouts if lay is not None} | ({inner} if inner else set())
     if len(meshes) > 1:
-        raise InvalidArgumentError(None, None, f"{cf._name}: DTensors on {len(meshes)} "
+        raise InvalidArgumentError(None, None, f"{record.name}: DTensors on {len(meshes)} "
                                    f"different meshes; relayout them onto one "
                                    f"[at {user_frame()}]")
-    cf._mesh = meshes.pop()
-    cf._executable_builder = build_sharded
-    return functools.partial(_call_sharded, cf)
+    return ShardedBackend(meshes.pop(), layouts)
 
 
-def _call_sharded(cf, flat):
-    from . import compilation
-    from .function_call import rebuild
-    from .tracing import COMPILE_LOCK
-    vals = [t._value for t in flat] + cf._capture_values
-    exe = cf._xla_cache.get(compilation.xla_key(cf, vals))
-    if exe is None:
-        with COMPILE_LOCK:
-            exe = compilation.xla_executable(cf, vals)
-    outs = exe(vals)
-    return rebuild(cf._structure, [DTensor._make(v, dt, layout) for v, dt, layout in
-                                    zip(outs, cf._out_dtypes, exe.result_layouts)])
-
-
-def build_sharded(cf, lowered, values, timings):
-    """The partitioned executable of a sharded function's lowered module."""
-    from ..lowering.stablehlo.collective import annotate_shardings, result_shapes
-    from ..runtime.resources import ResourceHandle
-    if lowered.host_inputs:
-        raise UnimplementedError(None, None, f"{cf._name}: stateful random ops are not "
-                                 f"supported in a function over DTensors")
-    mesh = cf._mesh
-    specs = []
-    for i, v in enumerate(values):
-        lay = cf._layouts[i] if i < cf._num_args else \
-            fetch_layout(cf._captures[i - cf._num_args])
-        raw = v.value if type(v) is ResourceHandle else v
-        spec = lay._axes if lay is not None else spmd.spec_of(raw)
-        specs.append(spec if spec is not None else (None,) * len(raw.shape))
-    n = lowered.num_results
-    written = {n + k: specs[i] for k, i in enumerate(lowered.written_args)}
-    annotate_shardings(lowered.module, mesh.axes(), specs, written)
-    exe = spmd.build(lowered.module, mesh._jax, specs, result_shapes(lowered.module), n,
-                     lowered.written_args, timings)
-    exe.result_layouts = [Layout._of_axes(s, mesh) for s in exe.result_specs[:n]]
-    return exe
+backends.CLAIMS.append(claim)

@@ -364,3 +364,12 @@ def adopt_element_shapes(before, after):
         return type(before)(*items) if hasattr(before, "_fields") else type(before)(items)
     return before
 
+
+class _ElementShapes:
+    """TensorArrays carried by a while_loop take their element shapes from a trace of the
+    body (control_flow.LOOP_VAR_SHAPERS)."""
+    needs_trace = staticmethod(has_unallocated)
+    adopt = staticmethod(adopt_element_shapes)
+
+
+control_flow.LOOP_VAR_SHAPERS.append(_ElementShapes)

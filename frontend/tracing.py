@@ -7,38 +7,25 @@ under the graph and records the output structure; the ConcreteFunction record wr
 from __future__ import annotations
 
 import logging
-import threading
 import time
 
 from ..ir import errors
 from ..ir.registry import TT
-from . import config, dispatch, func_graph, nest, trace_type, variables
+from . import config, dispatch, func_graph, nest, trace_type
+from .context import context
 from .specs import TensorSpec
 from .tensor import Tensor
 
 log = logging.getLogger("flowjit")
 
-# Tracing, planning and compiling (cache misses only) hold one process-wide lock: the tracer's
-# hooks are process-wide, and concurrent first calls of a signature must trace and compile
-# once. Cache hits take no lock; variables have their own (runtime/resources.py).
-COMPILE_LOCK = threading.RLock()
-tracing_thread = None    # the thread that holds COMPILE_LOCK to trace
+_CTX = context()
 
 
 def trace(function, args, key):
     """A new ConcreteFunction of `function` for the trace type `key` (COMPILE_LOCK held)."""
-    global tracing_thread
-    outer_thread, tracing_thread = tracing_thread, threading.get_ident()
-    try:
-        return _trace_locked(function, args, key)
-    finally:
-        tracing_thread = outer_thread
-
-
-def _trace_locked(function, args, key):
     from .concrete_function import ConcreteFunction
     t0 = time.perf_counter()
-    first = not function._trace_count
+    first = not function.experimental_get_tracing_count()
     graph, structure, created = _trace_once(function, args, key, may_create=first)
     if created:
         # As TF: a trace that created Variables is redone with creation refused, so a body
@@ -48,7 +35,7 @@ def _trace_locked(function, args, key):
     cf = ConcreteFunction(graph, structure, function, key, args)
     cf.timings["trace"] = time.perf_counter() - t0
     if config.LOG_COMPILES:
-        log.warning("flowjit: traced %s in %.1f ms (%d nodes)", function._name,
+        log.warning("flowjit: traced %s in %.1f ms (%d nodes)", function.name,
                     cf.timings["trace"] * 1e3, len(graph.nodes))
     return cf
 
@@ -56,19 +43,19 @@ def _trace_locked(function, args, key):
 def _trace_once(function, args, key, may_create):
     """Run the Python body once into a new FuncGraph. Returns the graph, the output
     structure, and how many Variables the body created."""
-    graph = func_graph.FuncGraph(function._name)
-    graph.jit_compile = bool(function._jit_compile)  # gradients of loops check it
-    sym_args = _placeholders(graph, args, key, function._arg_names)
-    creator = _VariableCreator(function._name, may_create)
-    prev_create = variables._create_hook
-    variables._create_hook = creator
+    graph = func_graph.FuncGraph(function.name)
+    graph.jit_compile = bool(function.jit_compile)  # gradients of loops check it
+    sym_args = _placeholders(graph, args, key, function.arg_names)
+    creator = _VariableCreator(function.name, may_create)
+    ctx = _CTX
+    prev_create, ctx.create_hook = ctx.create_hook, creator
     try:
         with func_graph.as_default(graph):
-            out = function._call_python(sym_args)
+            out = function.call_python(sym_args)
             structure = _outputs(graph, out)
     finally:
-        variables._create_hook = prev_create
-    function._trace_count += 1
+        ctx.create_hook = prev_create
+    function.count_trace()
     return graph, structure, creator.created
 
 

@@ -13,8 +13,10 @@ from ..ir.errors import InvalidArgumentError, user_frame
 from ..ir.shapes import TensorShape, as_shape
 from ..runtime.resources import ResourceHandle
 from . import dispatch
+from .context import context
 from .tensor import Reference, Tensor
 
+_CTX = context()
 _uid = itertools.count()
 
 
@@ -29,7 +31,7 @@ class Variable:
                  shape=None, experimental_enable_variable_lifting=True):
         if initial_value is None:
             raise ValueError("Variable: initial_value must be specified.")
-        hook = _create_hook
+        hook = _CTX.create_hook
         value = hook(initial_value, dtype) if hook is not None else \
             dispatch.convert_to_tensor(initial_value() if callable(initial_value)
                                        else initial_value, dtype=dtype)
@@ -40,7 +42,7 @@ class Variable:
             raise ValueError(f"Variable {name!r}: initial value of shape {value.shape} is not "
                              f"compatible with shape {self._shape}")
         self._trainable = True if trainable is None else bool(trainable)
-        self._name = f"{''.join(s + '/' for s in name_scopes)}{name or 'Variable'}:0"
+        self._name = f"{''.join(s + '/' for s in _CTX.name_scopes)}{name or 'Variable'}:0"
         self._constraint = constraint
         self._handle = ResourceHandle(value._value, self._dtype, self._shape, self._name)
 
@@ -86,10 +88,12 @@ class Variable:
     # --- reading ----------------------------------------------------------------
     def _as_tensor(self):
         """The current value; while tracing, the tracer substitutes a resource read."""
-        hook = _read_hook
+        ctx = _CTX
+        hook = ctx.read_hook
         t = hook(self) if hook is not None else self._value
-        if _watch_hook is not None:  # a GradientTape records: the read may be watched
-            _watch_hook(self, t)
+        hook = ctx.watch_hook
+        if hook is not None:  # a GradientTape records: the read may be watched
+            hook(self, t)
         return t
 
     def read_value(self):
@@ -155,7 +159,7 @@ class Variable:
 
     def assign(self, value, use_locking=None, name=None, read_value=True):
         """Replace the value. A mismatched dtype or shape raises and changes nothing."""
-        hook = _assign_hook
+        hook = _CTX.assign_hook
         if hook is not None:
             return hook(self, "assign", value, read_value)
         new = self._checked(value, "assign")
@@ -164,7 +168,7 @@ class Variable:
         return self if read_value else None
 
     def assign_add(self, delta, use_locking=None, name=None, read_value=True):
-        hook = _assign_hook
+        hook = _CTX.assign_hook
         if hook is not None:
             return hook(self, "assign_add", delta, read_value)
         d = self._checked(delta, "assign_add")
@@ -174,7 +178,7 @@ class Variable:
         return self if read_value else None
 
     def assign_sub(self, delta, use_locking=None, name=None, read_value=True):
-        hook = _assign_hook
+        hook = _CTX.assign_hook
         if hook is not None:
             return hook(self, "assign_sub", delta, read_value)
         d = self._checked(delta, "assign_sub")
@@ -199,12 +203,3 @@ def _np_repr(t: Tensor) -> str:
     return r[r.index("numpy=") + 6:-1]
 
 
-# The enclosing `name_scope`s (eager and traced): a Variable's name starts with them, as in TF.
-name_scopes: list[str] = []
-# Set by the tracer so reads and assigns inside a traced function become graph ops, and a
-# Variable created while tracing gets its initial value evaluated eagerly.
-_read_hook = None
-_assign_hook = None
-_create_hook = None
-# Set by gradients/tape.py while a GradientTape records: _watch_hook(variable, read_tensor).
-_watch_hook = None

@@ -11,7 +11,8 @@ from xdsl.dialects.builtin import ModuleOp, TensorType
 from ..ir.dialect import CaseOp, CondOp, CreateTokenOp, DfOp, TokenType, WhileOp, YieldOp, \
     from_xdsl_type
 from ..ir.errors import UnimplementedError
-from ..runtime.executor import CASE, COND, MANY, NONE, ONE, WHILE, Plan, StepLabel
+from ..runtime.executor import Plan
+from ..runtime.steps import CASE, COND, MANY, NONE, ONE, WHILE, StepLabel
 from ..runtime.kernels import KERNELS, bind_attr_operands
 
 

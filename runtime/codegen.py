@@ -27,7 +27,7 @@ import math
 
 import numpy as np
 
-from .executor import _FAILURES, CASE, COND, MANY, NONE, ONE, WHILE, _walk, locate_failure
+from .steps import _FAILURES, CASE, COND, MANY, NONE, ONE, WHILE, _walk, locate_failure
 
 # df op -> the Python operator that computes it on 0-d NumPy values exactly as its kernel does
 SCALAR_OPERATORS = {

@@ -39,6 +39,23 @@ def platform_devices() -> list:
     return found
 
 
+SYNCHRONOUS = False   # tf.config.experimental.set_synchronous_execution: wait for every call
+
+
+def set_synchronous(flag: bool):
+    global SYNCHRONOUS
+    SYNCHRONOUS = bool(flag)
+
+
+def wait(buffers):
+    """Block until the device buffers are computed (a call's errors surface here)."""
+    for b in buffers:
+        ready = getattr(b, "block_until_ready", None)
+        if ready is not None:
+            ready()
+    return buffers
+
+
 _PUT = None
 DEVICE_ARRAY = None   # the type of a device buffer (a jax Array), known after the first upload
 

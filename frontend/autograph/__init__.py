@@ -15,6 +15,7 @@ from __future__ import annotations
 import functools
 
 from .converter import to_code
+from . import operators  # noqa: F401  (the runtime converted code calls)
 from .errors import AutoGraphWarning
 from .features import Feature
 

@@ -22,13 +22,13 @@ import functools
 import inspect
 import re
 import sys
-import threading
 import types
 import warnings
 import weakref
 
 from .astutil import AG, Namer
 from .errors import AutoGraphWarning, ConversionError, is_user_file, rewrite
+from . import trace_state
 from .transforms import ExpressionConverter, FunctionConverter
 
 _CODE_CACHE: dict = {}          # original code object -> ConvertedEntity or ConversionError
@@ -55,7 +55,7 @@ class ConvertedEntity:
         self.first_line = first_line
 
     def instantiate(self, f):
-        from . import operators
+        operators = RUNTIME[0]
         cells = dict(zip(f.__code__.co_freevars, f.__closure__ or ()))
         closure = []
         for n in self.code.co_freevars:
@@ -87,11 +87,25 @@ class ConvertedEntity:
         return "\n".join(out)
 
 
+# The module converted code calls as `ag__` (operators.py, which sets it when imported; the
+# package's __init__ imports it).
+RUNTIME: list = [None]
+
+
 # --- deciding what to convert ---------------------------------------------------------------
+# Callables that trace themselves (tf.function's Function, registered by function.py):
+# AutoGraph calls them as they are, and converts their `python_function`.
+TRACING_TYPES: tuple = ()
+
+
+def register_tracing_type(cls):
+    global TRACING_TYPES
+    TRACING_TYPES += (cls,)
+
+
 def _unwrap_callable(f):
     """(plain function, how to rebuild the callable from its conversion) or (None, None)."""
-    from ..function import Function
-    if isinstance(f, Function):
+    if isinstance(f, TRACING_TYPES):
         return _unwrap_callable(f.python_function)
     if isinstance(f, functools.partial):
         inner, rebuild = _unwrap_callable(f.func)
@@ -370,28 +384,6 @@ def to_code(f, recursive=True, experimental_optional_features=None) -> str:
     return entity_for(plain, raise_errors=True).source + "\n"
 
 
-_STATE = threading.local()
-
-
-class TraceContext:
-    """Per outermost converted call (one trace): the optional features its `tf.function`
-    enabled, the lint warnings already given."""
-
-    def __init__(self, features: frozenset):
-        self.features = features
-        self.warned: set = set()
-
-
-def context():
-    return getattr(_STATE, "ctx", None)
-
-
-def enabled(feature) -> bool:
-    """Whether the function being traced enabled an optional `Feature`."""
-    ctx = getattr(_STATE, "ctx", None)
-    return ctx is not None and feature in ctx.features
-
-
 def for_tracing(f, features: frozenset = frozenset()):
     """What `Function` calls while tracing: the converted function, which re-raises errors
     with the "in user code:" block (only the outermost converted call rewrites them), or `f`
@@ -413,24 +405,22 @@ def for_tracing(f, features: frozenset = frozenset()):
 def _with_user_errors(conv, features):
     @functools.wraps(conv)
     def traced(*args, **kwargs):
-        outer = getattr(_STATE, "ctx", None)
-        if outer is None:
-            _STATE.ctx = TraceContext(features)
+        outermost = trace_state.enter(features)
         try:
             result = conv(*args, **kwargs)
-            if outer is None:
+            if outermost:
                 _check_outputs(conv, result)
             return result
         except Exception as e:
-            if outer is not None or getattr(e, "_ag_rewritten", False):
+            if not outermost or getattr(e, "_ag_rewritten", False):
                 raise
             new = rewrite(e, CONVERTED_CODES)
             if new is e:
                 raise
             raise new.with_traceback(e.__traceback__) from None
         finally:
-            if outer is None:
-                _STATE.ctx = None
+            if outermost:
+                trace_state.leave()
     return traced
 
 

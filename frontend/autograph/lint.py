@@ -15,6 +15,7 @@ import dis
 import warnings
 
 from . import analysis as A
+from .trace_state import probing
 from .errors import AutoGraphWarning
 
 _MUTATORS = {"append", "extend", "insert", "pop", "remove", "clear", "update", "add",
@@ -87,7 +88,6 @@ _ADVICE = {
 
 def warn(sites_, filename: str, construct: str, ctx):
     """Warn once per site and trace that these side effects run once, at trace time."""
-    from .staging import probing
     if ctx is None or probing():
         return
     for kind, text, lineno in sites_:
@@ -106,7 +106,6 @@ def warn(sites_, filename: str, construct: str, ctx):
 def check_unconverted_call(fn, ctx, construct: str):
     """A function AutoGraph does not convert, called inside a staged region: warn if its
     code uses Python `print` or writes a global (both would happen once, at trace time)."""
-    from .staging import probing
     code = getattr(fn, "__code__", None)
     if code is None or ctx is None or probing():
         return

@@ -13,7 +13,7 @@ import sys
 from ...ir import errors
 from .. import func_graph
 from ..tensor import Tensor
-from . import converter, staging
+from . import converter, staging, trace_state
 from .features import Feature
 from .lists import TensorList, concat_list
 from .values import Undefined, UndefinedReturnValue  # noqa: F401  (used by generated code)
@@ -122,7 +122,7 @@ def for_stmt(iterable, extra_test, body, get_state, set_state, names, opts=None)
         if extra_test is not None:
             go = extra_test()
             if staging.is_symbolic(go):
-                if not converter.enabled(Feature.STAGED_PYTHON_LOOPS):
+                if not trace_state.enabled(Feature.STAGED_PYTHON_LOOPS):
                     _refuse_tensor_exit(opts)
                 staging.stage_if(go, lambda: body(item), lambda: None, get_state, set_state,
                                  names, opts)
@@ -135,7 +135,7 @@ def for_stmt(iterable, extra_test, body, get_state, set_state, names, opts=None)
 def _may_stage(opts, first: bool) -> bool:
     """TF stages a loop only when its condition or iterable is a tensor from the start, and
     never one with an `else:` clause."""
-    return (first and not opts.get("has_else")) or converter.enabled(
+    return (first and not opts.get("has_else")) or trace_state.enabled(
         Feature.STAGED_PYTHON_LOOPS)
 
 
@@ -171,7 +171,7 @@ def _refuse_tensor_exit(opts):
 def assert_stmt(cond, msg_fn):
     """`assert`: with a tensor condition, `tf.Assert` under `Feature.ASSERT_STATEMENTS`, else
     TF's error for a tensor used as a Python bool."""
-    if staging.is_symbolic(cond) and converter.enabled(Feature.ASSERT_STATEMENTS):
+    if staging.is_symbolic(cond) and trace_state.enabled(Feature.ASSERT_STATEMENTS):
         from ..ops.logging import Assert
         from ..ops.reduce import reduce_all
         msg = msg_fn() if msg_fn is not None else None
@@ -216,15 +216,14 @@ def converted_call(f, args, kwargs):
         result = special[1](*args, **kwargs)
         if result is not NotImplemented:
             return result
-    from ..function import Function
-    if isinstance(f, Function):
+    if isinstance(f, converter.TRACING_TYPES):
         return f(*args, **kwargs)
     conv = converter.convert(f)
     if conv is None:
         if staging.in_staged_region() and callable(f) and hasattr(f, "__code__"):
             from . import lint
             if converter.is_user_code(f):
-                lint.check_unconverted_call(f, converter.context(), "staged region")
+                lint.check_unconverted_call(f, trace_state.context(), "staged region")
         return f(*args, **kwargs)
     return conv(*args, **kwargs)
 
@@ -237,9 +236,9 @@ def print_(*objects, sep=" ", end="\n", file=None, flush=False):
     """`print`: Python's print, run while tracing (once per trace, symbolic tensors shown as
     TF shows them), as in TF. With `Feature.STAGED_PRINT` (a flowjit extension) a print of a
     tensor, or one in a staged region, becomes `tf.print` and prints on every call."""
-    if staging.probing():
+    if trace_state.probing():
         return None     # a probe is a scratch trace of a loop body; the real one prints
-    if converter.enabled(Feature.STAGED_PRINT) and func_graph.current() is not None and (
+    if trace_state.enabled(Feature.STAGED_PRINT) and func_graph.current() is not None and (
             _any_symbolic(objects) or staging.in_staged_region()):
         from ..ops.logging import print as tf_print
         items = [o._as_tensor() if isinstance(o, TensorList) else o for o in objects]
@@ -348,3 +347,6 @@ def _flowjit_overrides():
         _OVERRIDES.update({id(array.range): (array.range, tf_range),
                            id(array.concat): (array.concat, tf_concat)})
     return _OVERRIDES
+
+
+converter.RUNTIME[0] = sys.modules[__name__]

@@ -34,23 +34,19 @@ from .. import control_flow, dispatch, func_graph, nest, tensor_array
 from ..func_graph import FuncGraph, GraphTensor
 from ..shape_args import traced_value
 from ..tensor import Tensor
-from . import lint
+from . import lint, trace_state
+from .features import Feature
 from .errors import InaccessibleTensorError, is_user_file
 from .lists import ProbeCell, TensorList
 from .values import UndefinedReturnValue, is_undefined
 
 _REGIONS: list = []        # staged regions being traced ("cond" / "loop"), innermost last
-_PROBING = [0]
 _ACTIVE_LOOPS: list = []   # loop frames whose body is being traced
 _BRANCH_LISTS: list = []   # per staged branch being traced: ids of the lists it started with
 
 
 def in_staged_region() -> bool:
     return bool(_REGIONS)
-
-
-def probing() -> bool:
-    return _PROBING[0] > 0
 
 
 @contextlib.contextmanager
@@ -83,9 +79,7 @@ def _user_filename():
 def lists_staged() -> bool:
     """Whether Python lists appended to in staged code become `TensorList`s
     (`Feature.LISTS`); otherwise, as in TF, their tensors cannot leave the region."""
-    from .converter import enabled
-    from .features import Feature
-    return enabled(Feature.LISTS)
+    return trace_state.enabled(Feature.LISTS)
 
 
 def inaccessible(name, region):
@@ -103,9 +97,8 @@ def is_branch_input_list(lst) -> bool:
 
 def _lint(opts, construct):
     sites = (opts or {}).get("lint")
-    if sites and not probing():
-        from .converter import context
-        lint.warn(sites, _user_filename(), construct, context())
+    if sites and not trace_state.probing():
+        lint.warn(sites, _user_filename(), construct, trace_state.context())
 
 
 def _tt_of(t):
@@ -616,7 +609,7 @@ def stage_loop(test, body, get_state, set_state, names, opts, iterable=None, ext
     loop is rotated: the test runs at the end of the body and the condition just reads the
     flag it carries (the test still runs once before each iteration and once at the end)."""
     opts = opts or {}
-    if probing():
+    if trace_state.probing():
         return _probe_only_loop(body, get_state, set_state, names, opts, iterable)
     construct = "TensorFlow loop" if iterable is not None else "tf.while_loop"
     _lint(opts, f"{construct} body")
@@ -937,7 +930,7 @@ def _probe(names, init, acc, get_state, set_state, body, iterable):
     outer = func_graph.current()
     g = FuncGraph(f"{outer.name}/probe", outer=outer)
     cells = {}
-    _PROBING[0] += 1
+    trace_state.probe_started()
     try:
         with func_graph.as_default(g), _region("loop"):
             vals = []
@@ -960,7 +953,7 @@ def _probe(names, init, acc, get_state, set_state, body, iterable):
                 body()
             out = list(_body_state(get_state))
     finally:
-        _PROBING[0] -= 1
+        trace_state.probe_ended()
         set_state(tuple(init))
     deltas = {n: o.delta for n, o in zip(names, out) if isinstance(o, TensorList)}
     return out, cells, deltas

@@ -26,7 +26,7 @@ class Zip(Dataset):
         flat = nest.flatten(datasets)
         for d in flat:
             if not isinstance(d, Dataset):
-                raise TypeError(f"Invalid input to `zip`. Inputs are expected to be (nested) "
+                raise TypeError("Invalid input to `zip`. Inputs are expected to be (nested) "
                                 f"structures of `tf.data.Dataset` objects. Python `list` is "
                                 f"not supported and you should use `tuple` instead."
                                 if isinstance(datasets, list) else

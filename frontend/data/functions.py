@@ -10,12 +10,10 @@ from __future__ import annotations
 
 from .. import nest
 from ..autograph import converter
-from .. import compilation
 from ..dispatch import convert_to_tensor
 from ..function import Function, function
 from ..specs import TensorSpec
 from ..tensor import Tensor
-from ..tracing import COMPILE_LOCK
 from . import structure
 
 
@@ -65,11 +63,11 @@ class TracedFunction:
         signature by construction, and an input pipeline is never recorded by a
         GradientTape (as TF's dataset ops are not)."""
         cf = self._concrete
-        plan = cf._plan
+        program = cf.program
+        plan = program.fast_executable
         if plan is None:
-            with COMPILE_LOCK:
-                plan = cf._plan if cf._plan is not None else compilation.build_plan(cf)
-        return tuple(plan.run(list(components) + cf._capture_values))
+            plan = program.fast_executable = program.executable(())
+        return tuple(plan.run(list(components) + cf.capture_values))
 
 
 def call_eagerly(func, element_spec, components):

@@ -354,7 +354,7 @@ class PaddedBatch(Batch):
             for k, p in enumerate(parts):
                 if any(a > b for a, b in zip(p.shape, dims)):
                     raise errors.InvalidArgumentError(
-                        None, None, f"Attempted to pad to a smaller size than the input "
+                        None, None, "Attempted to pad to a smaller size than the input "
                                     f"element.")
                 batch[(k,) + tuple(slice(0, n) for n in p.shape)] = p
             out.append(batch)

@@ -25,6 +25,7 @@ import collections
 from ...ir import dtypes as D
 from ...ir.registry import TT
 from .. import control_flow, dispatch, func_graph
+from ..context import GRADIENT_HOOKS, context
 from . import tape as tape_mod
 
 _ASSIGN = {"assign_variable": "assign", "assign_add_variable": "assign_add",
@@ -295,7 +296,7 @@ def call_under_tape(cf, flat):
     """A ConcreteFunction called eagerly while a tape tracks one of its inputs or Variables:
     its graph is replayed op by op, eagerly, so the tape records every op (TF records the call
     as one op with a gradient function; the values are the same). None: run it normally."""
-    if not _eager_tape_sees(flat, cf._captures):
+    if not _eager_tape_sees(flat, cf.captures):
         return None
     from ..function_call import rebuild
     args = iter(flat)
@@ -305,11 +306,11 @@ def call_under_tape(cf, flat):
         env[ph] = next(args) if c is None else c
     with func_graph.init_scope():
         outs = replay(cf.graph, env, effects=True)
-    return rebuild(cf._structure, outs)
+    return rebuild(cf.structure, outs)
 
 
 def _eager_tape_sees(flat, captures) -> bool:
-    for tape in tape_mod._ACTIVE:
+    for tape in context().tapes:
         if tape._graph is not None:
             continue
         tracked = tape._tracked
@@ -319,3 +320,7 @@ def _eager_tape_sees(flat, captures) -> bool:
             if _is_var(c) and (id(c) in tracked or (tape._watch_accessed and c.trainable)):
                 return True
     return False
+
+
+GRADIENT_HOOKS.update(record_branches=record_branches, tape_tracks=tape_tracks,
+                      differentiable_while=differentiable_while, call_under_tape=call_under_tape)

@@ -1,11 +1,11 @@
 """`GradientTape`: reverse-mode differentiation of whatever ran while it recorded.
 
-Recording. While a tape is active, `dispatch.apply` calls `tape_hook` after every op (one
-global check on the eager hot path when no tape is active). A tape keeps an entry
+Recording. While a tape is active, `dispatch.apply` calls its thread's `context().tape_hook`
+after every op (one check on the eager hot path when no tape is active); tapes are per thread. A tape keeps an entry
 (op, inputs, attrs, outputs) for each differentiable op with a *tracked* input: a watched
 tensor, a watched Variable, or an output of an entry it already kept. Entries hold the tensors
 themselves, so the `id`s the tape keys on stay valid for the tape's life. Variable reads (eager
-and traced) notify the tapes through `variables._watch_hook`: a read of a watched (or, with
+and traced) notify the tapes through `context().watch_hook`: a read of a watched (or, with
 `watch_accessed_variables`, any trainable) Variable becomes an entry from the Variable to the
 read tensor, so a Variable's gradient is the sum over its reads.
 
@@ -31,6 +31,7 @@ import numpy as np
 
 from ...ir import errors
 from .. import dispatch, func_graph, nest, variables
+from ..context import context
 from ..tensor import Tensor
 from . import GRADIENTS
 
@@ -41,19 +42,18 @@ class UnconnectedGradients(enum.Enum):
     ZERO = "zero"
 
 
-# Recording tapes, outermost first.
-_ACTIVE: list = []
+# This thread's recording tapes (context.py), outermost first.
+_CTX = context()
 
 
 def _update_hooks():
-    on = bool(_ACTIVE)
-    dispatch.tape_hook = _record_op if on else None
-    variables._watch_hook = _variable_read if on else None
+    ctx = _CTX
+    on = bool(ctx.tapes)
+    ctx.tape_hook = _record_op if on else None
+    ctx.watch_hook = _variable_read if on else None
 
 
-def _current_graph():
-    stack = func_graph._STACK
-    return stack[-1] if stack else None
+_current_graph = func_graph.current
 
 
 def _within(g, root) -> bool:
@@ -103,12 +103,12 @@ class _Entry:
 
 # --- recording hooks ------------------------------------------------------------------------
 def _record_op(opdef, inputs, attrs, out):
-    """`dispatch.tape_hook`: keep the op on every tape that tracks one of its inputs."""
+    """`context().tape_hook`: keep the op on every tape that tracks one of its inputs."""
     if not opdef.differentiable:
         return
     g = _current_graph()
     entry = None
-    for tape in _ACTIVE:
+    for tape in _CTX.tapes:
         if tape._graph is not g:
             continue
         tracked = tape._tracked
@@ -130,9 +130,9 @@ def _read_grad(needed, grad):
 
 
 def _variable_read(var, t):
-    """`variables._watch_hook`: a Variable was read as tensor `t`."""
+    """`context().watch_hook`: a Variable was read as tensor `t`."""
     g = _current_graph()
-    for tape in _ACTIVE:
+    for tape in _CTX.tapes:
         same = tape._graph is g
         if not same and not _within(g, tape._graph):
             continue
@@ -148,10 +148,10 @@ def _variable_read(var, t):
 def should_record(inputs) -> bool:
     """True if an active tape in the current graph tracks one of `inputs` (tensors or
     Variables): a builder of a composite node (cond, while) then records it."""
-    if not _ACTIVE:
+    if not _CTX.tapes:
         return False
     g = _current_graph()
-    for tape in _ACTIVE:
+    for tape in _CTX.tapes:
         if tape._graph is g and any(id(x) in tape._tracked for x in inputs):
             return True
     return False
@@ -160,11 +160,11 @@ def should_record(inputs) -> bool:
 def record_custom(inputs, outputs, grad_fn):
     """Record a composite op: `grad_fn(needed, *output_grads)` returns one gradient (or None)
     per input; `needed[i]` says whether input i needs one. Inputs may be Variables."""
-    if not _ACTIVE:
+    if not _CTX.tapes:
         return
     g = _current_graph()
     entry = None
-    for tape in _ACTIVE:
+    for tape in _CTX.tapes:
         if tape._graph is not g or not any(id(x) in tape._tracked for x in inputs):
             continue
         if entry is None:
@@ -177,13 +177,13 @@ def record_custom(inputs, outputs, grad_fn):
 @contextlib.contextmanager
 def _all_paused():
     """No tape records inside (custom_gradient's forward function)."""
-    saved = list(_ACTIVE)
-    _ACTIVE.clear()
+    saved = list(_CTX.tapes)
+    _CTX.tapes.clear()
     _update_hooks()
     try:
         yield
     finally:
-        _ACTIVE[:] = saved
+        _CTX.tapes[:] = saved
         _update_hooks()
 
 
@@ -216,12 +216,12 @@ class GradientTape:
             raise ValueError("Tape is still recording, This can happen if you try to re-enter "
                              "an already-active tape.")
         self._graph = _current_graph()
-        _ACTIVE.append(self)
+        _CTX.tapes.append(self)
         self._recording = True
         _update_hooks()
 
     def _pop(self):
-        _ACTIVE.remove(self)
+        _CTX.tapes.remove(self)
         self._recording = False
         _update_hooks()
 
@@ -234,7 +234,7 @@ class GradientTape:
         try:
             yield
         finally:
-            _ACTIVE.append(self)
+            _CTX.tapes.append(self)
             self._recording = True
             _update_hooks()
 
@@ -520,7 +520,7 @@ def custom_gradient(f=None):
 
     @functools.wraps(f)
     def wrapped(*args, **kwargs):
-        if not _ACTIVE:
+        if not _CTX.tapes:
             result, _ = f(*args, **kwargs)
             return result
         collector = GradientTape(watch_accessed_variables=True)
@@ -574,6 +574,6 @@ def _accepts_variables(fn) -> bool:
 
 def _variable_read_watch(var):
     g = _current_graph()
-    for tape in _ACTIVE:
+    for tape in _CTX.tapes:
         if _within(g, tape._graph) and tape._watch_accessed and var.trainable:
             tape._watch_variable(var)

@@ -20,6 +20,7 @@ from ...ir import errors
 from ...ir.ops.array import PAD_MODES
 from ...ir.registry import TT, InferenceError, check_size
 from ...ir.shapes import TensorShape, format_shape
+from .. import dispatch
 from ..dispatch import _is_tensor_like, _nested_has_tensor, apply, convert_to_tensor, \
     op_error
 from ..shape_args import apply_tensor_attrs, is_tensor_arg, tensor_arg, traced_value
@@ -188,6 +189,9 @@ def autopack(value, dtype=None, dtype_hint=None):
     if dtype is None and dtype_hint is not None:
         dtype = D.as_dtype(dtype_hint)
     return stack(value if isinstance(value, list) else list(value), 0, _dtype=dtype)
+
+
+dispatch.LIST_PACKER[0] = autopack
 
 
 # --- constants, identity ------------------------------------------------------------------

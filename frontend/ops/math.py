@@ -6,6 +6,7 @@ import numpy as np
 from ...ir import dtypes as D
 from ...ir import errors
 from ..dispatch import apply, convert_pair, convert_to_tensor
+from .axes import axes_attr
 
 
 def _unary(opname, doc):
@@ -181,10 +182,9 @@ def squared_difference(x, y, name=None):
 def clip_by_norm(t, clip_norm, axes=None, name=None):
     """`t * clip_norm / max(l2norm(t), clip_norm)`, the L2 norm taken over `axes` (all when
     None). An all-zero `t` stays zero (no 0/0)."""
-    from .reduce import _axes
     t = convert_to_tensor(t)
     clip_norm = convert_to_tensor(clip_norm, dtype=t.dtype)
-    l2sum = apply("reduce_sum", (square(t),), {"axis": _axes(axes, "clip_by_norm"),
+    l2sum = apply("reduce_sum", (square(t),), {"axis": axes_attr(axes, "clip_by_norm"),
                                                "keepdims": True})
     nonzero = greater(l2sum, convert_to_tensor(0, dtype=t.dtype))
     safe = where(nonzero, l2sum, convert_to_tensor(1, dtype=t.dtype))
@@ -233,8 +233,7 @@ def imag(input, name=None):  # noqa: A002
     x = convert_to_tensor(input)
     if x.dtype.is_complex:
         return apply("imag", (x,))
-    from .array import zeros_like
-    return zeros_like(x)
+    return apply("fill_like", (x, convert_to_tensor(0, dtype=x.dtype)))
 
 
 def conj(x, name=None):

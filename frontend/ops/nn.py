@@ -18,6 +18,7 @@ from ...ir import dtypes as D
 from ...ir import errors
 from ...ir.ops.nn import CONV_FORMATS, POOL_FORMATS, spatial_axes
 from .. import dispatch
+from ..context import context
 from ..dispatch import apply, convert_pair, convert_to_tensor
 from ..tensor import Tensor
 from . import math as _math
@@ -31,7 +32,7 @@ def _axis(axis, opname):
     if axis is None:
         return -1
     if isinstance(axis, numbers.Real) and not isinstance(axis, numbers.Integral):
-        cls = ValueError if dispatch.graph_hook is not None else errors.InvalidArgumentError
+        cls = ValueError if context().graph_hook is not None else errors.InvalidArgumentError
         msg = f"{opname}: axis must be an integer, got {axis!r} [at {errors.user_frame()}]"
         raise cls(msg) if cls is ValueError else cls(None, opname, msg)
     return _int(axis, opname, "axis")

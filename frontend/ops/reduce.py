@@ -1,41 +1,14 @@
 """TF-named reductions (`tf.reduce_sum`, `tf.math.argmax`, `tf.math.cumsum`, ...)."""
 from __future__ import annotations
 
-import operator
-
 from ...ir import dtypes as D
 from ...ir import errors
 from ...ir.errors import InvalidArgumentError
 from ..dispatch import apply, convert_to_tensor, op_error
 from . import math as _m
+from .axes import axes_attr as _axes, axis_int as _int
 
 _INF = float("inf")
-
-
-def _int(v, opname, what="axis"):
-    if isinstance(v, bool) or getattr(getattr(v, "dtype", None), "is_integer", True) is False:
-        raise TypeError(f"{opname}: {what} must be an integer or a list of integers, got {v!r}")
-    try:
-        return operator.index(v)
-    except TypeError:
-        raise TypeError(f"{opname}: {what} must be an integer or a list of integers, got "
-                        f"{v!r}") from None
-
-
-def _axes(axis, opname):
-    """A reduction's `axis` argument as the op attribute: None (all axes) or a tuple of ints.
-    An axis given as a tensor must be a constant: its value is read here."""
-    if axis is None:
-        return None
-    if hasattr(axis, "numpy") and hasattr(axis, "dtype"):
-        if not axis.dtype.is_integer:
-            raise TypeError(f"{opname}: axis must be an integer tensor, got {axis.dtype.name}")
-        axis = axis.numpy()
-    if hasattr(axis, "tolist"):  # NumPy arrays and scalars
-        axis = axis.tolist()
-    if isinstance(axis, (list, tuple)):
-        return tuple(_int(a, opname) for a in axis)
-    return (_int(axis, opname),)
 
 
 def _reduction(opname, doc):

@@ -15,6 +15,7 @@ from ...ir import dtypes as D
 from ...ir import errors
 from ...runtime.kernels.script import FUNCTIONS, register_function
 from .. import dispatch, func_graph
+from ..context import context
 from ..dispatch import apply, convert_to_tensor
 from ..tensor import Tensor
 
@@ -77,7 +78,7 @@ def _script_op(opname, func, inp, Tout, eager_tensors):
     single, dtypes = _dtypes(Tout)
     inputs = tuple(convert_to_tensor(x) for x in (inp or ()))
     call = _wrap(func, single, dtypes, opname, eager_tensors)
-    if g is None and dispatch.tape_hook is None:
+    if g is None and context().tape_hook is None:
         # An eager call that nothing records runs at once: one reused token keeps the
         # registry from growing and eager dispatch's inference cache hitting.
         FUNCTIONS[EAGER_TOKEN] = call

@@ -9,7 +9,7 @@ from ...ir import dtypes as D
 from ..dispatch import apply, convert_to_tensor
 from ..tensor import Tensor
 from .array import unstack
-from .reduce import _axes
+from .axes import axes_attr as _axes
 
 
 def _string(x):

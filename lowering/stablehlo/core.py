@@ -33,10 +33,10 @@ from ...ir.errors import InternalError, InvalidArgumentError, UnimplementedError
 from ...ir.importer import location_parts
 from ...ir.registry import OPS, REQUIRED
 from ...runtime.jax_internals import ir, make_ir_context, mlir_func
+from .. import rule_generation
 from .builders import Builders
 
 RULES: dict = {}
-RULE_GENERATION = 0      # bumped when a rule is replaced: part of the XLA executables' key
 HOST_INPUTS: dict = {}   # df op name -> make(ctx, op) -> (ir type, filler () -> host array)
 _CALLS: dict = {}        # df op name -> its _RuleCall, made on first use
 
@@ -52,9 +52,8 @@ def register_lowering(op):
         name = "df." + name
 
     def deco(fn):
-        global RULE_GENERATION
         if name in RULES:   # an override: executables lowered with the old rule are stale
-            RULE_GENERATION += 1
+            rule_generation.bump()
         RULES[name] = fn
         _CALLS.pop(name, None)
         return fn

@@ -15,7 +15,8 @@ EXPECTED = ["cached call x*2+1 f32[4], XLA", "cached call x*2+1 f32[4], executor
             "MLP step, executor peak host memory", "MLP step, peak RSS, XLA",
             "MLP step, peak RSS, executor", "chain N=200, XLA first call",
             "chain N=200, trace+import+passes+lowering", "chain N=200, executor first call",
-            "chain phases N=200 / N=40"]
+            "chain phases N=200 / N=40", "import flowjit, fresh process",
+            "import flowjit / import jax"]
 PHASES = ("trace", "import", "passes", "lowering", "xla_compile")
 
 

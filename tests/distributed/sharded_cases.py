@@ -153,13 +153,20 @@ def test_jit_function_on_2d_mesh_and_compiler_ir():
     assert _mlp.experimental_get_tracing_count() == 2
 
 
-def test_executor_refuses_dtensors_by_option():
+def test_plain_function_over_dtensors_equals_single_device():
+    """As TF's DTensor, a tf.function without jit_compile runs over the mesh."""
     @tf.function
-    def f(a):
-        return a + 1
-    d = dtensor.relayout(tf.ones([N]), dtensor.Layout.batch_sharded(MESH, "x", 1))
-    with pytest.raises(tf.errors.InvalidArgumentError, match="jit_compile=True"):
-        f(d)
+    def f(a, b):
+        return tf.nn.relu(tf.matmul(a, b)) + 1.
+    x, w = rand(2 * N, 3), rand(3, N)
+    want = f(tf.constant(x), tf.constant(w)).numpy()      # one device, graph executor
+    np.testing.assert_allclose(want, np.maximum(x @ w, 0) + 1., rtol=1e-5, atol=1e-5)
+    dx = dtensor.relayout(tf.constant(x), dtensor.Layout.batch_sharded(MESH, "x", 2))
+    dw = dtensor.relayout(tf.constant(w), dtensor.Layout.replicated(MESH, 2))
+    out = f(dx, dw)
+    assert dtensor.fetch_layout(out).mesh == MESH
+    got = dtensor.relayout(out, dtensor.Layout.replicated(MESH, 2)).numpy()
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
 
 
 def _reference_step(x, y, w, lr):
@@ -284,8 +291,10 @@ def test_relayout_inside_function_is_a_sharding_constraint():
     ir = f.experimental_get_compiler_ir(tf.constant(x))
     assert 'sdy.sharding_constraint' in ir(stage="stablehlo")
     assert "HloModule" in ir(stage="hlo")
-    with pytest.raises(tf.errors.InvalidArgumentError, match="jit_compile=True"):
-        tf.function(body)(tf.constant(x))
+    plain = tf.function(body)(tf.constant(x))   # without jit_compile too, as TF's DTensor
+    assert dtensor.fetch_layout(plain) == batch
+    np.testing.assert_allclose(dtensor.relayout(plain, dtensor.Layout.replicated(MESH, 2))
+                               .numpy(), 2 * x @ x.T, rtol=1e-5, atol=1e-5)
 
 
 def test_memory_analysis_is_per_device():

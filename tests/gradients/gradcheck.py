@@ -19,6 +19,7 @@ import numpy as np
 
 import flowjit as tf
 from flowjit.frontend import dispatch
+from flowjit.frontend.context import context
 from flowjit.frontend.gradients import GRADIENTS
 from flowjit.ir import dtypes as D
 from flowjit.ir.registry import OPS, TT, infer_types
@@ -176,12 +177,12 @@ def _recording():
                                        opdef=opdef))
         return out
 
-    old = dispatch.graph_hook
-    dispatch.graph_hook = hook
+    old = context().graph_hook
+    context().graph_hook = hook
     try:
         yield records
     finally:
-        dispatch.graph_hook = old
+        context().graph_hook = old
 
 
 def backprop(records, target, sources):

@@ -404,8 +404,8 @@ def test_missing_gradient_is_a_lookup_error():
 
 
 def test_no_tape_no_hook():
-    from flowjit.frontend import dispatch, variables
-    assert dispatch.tape_hook is None and variables._watch_hook is None
+    from flowjit.frontend.context import context
+    assert context().tape_hook is None and context().watch_hook is None
     with tf.GradientTape():
-        assert dispatch.tape_hook is not None
-    assert dispatch.tape_hook is None and variables._watch_hook is None
+        assert context().tape_hook is not None
+    assert context().tape_hook is None and context().watch_hook is None

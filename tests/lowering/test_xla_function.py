@@ -74,7 +74,7 @@ def test_donation_never_invalidates_a_tensor_read_earlier():
     np.testing.assert_allclose(before.numpy(), np.arange(4) + 1)   # still readable
     np.testing.assert_allclose(v.numpy(), np.arange(4) + 2)
     cf = bump.get_concrete_function()
-    exe = next(iter(cf._xla_cache.values()))
+    exe = next(iter(cf.program.executables.values()))
     assert "tf.aliasing_output" in exe.lowered.module.operation.get_asm()
 
 

@@ -11,7 +11,6 @@ import numpy as np
 import pytest
 
 import flowjit as tf
-from flowjit.frontend import compilation
 from flowjit.errors import InvalidArgumentError
 from op_samples import SAMPLES
 
@@ -23,9 +22,9 @@ ONE_PER_OP = [next(s for s in SAMPLES[op] if s.deterministic) for op in sorted(S
 def _plan_and_args(fn, *args):
     tensors = [tf.constant(a) for a in args]
     cf = fn.get_concrete_function(*tensors)
-    compilation.build_plan(cf)
-    cf._plan._compile()
-    return cf._plan, [t._value for t in tensors] + cf._capture_values
+    plan = cf.program.executable(())
+    plan._compile()
+    return plan, [t._value for t in tensors] + cf.capture_values
 
 
 def _same(a, b):
@@ -102,7 +101,7 @@ def test_failing_step_in_a_loop_names_op_shapes_and_line():
         f(*args)
     text = str(generated.value)
     assert "matmul(float32[2,3], float32[2,2])" in text and "test_codegen.py" in text
-    plan = f.get_concrete_function()._plan
+    plan = f.get_concrete_function().program.executable(())
     with pytest.raises(InvalidArgumentError) as interpreted:
         plan.interpret(args)
     assert str(interpreted.value) == text
@@ -146,7 +145,7 @@ def test_straight_line_plans_compile_on_their_second_call():
     f = tf.function(lambda x: x * 2.0 + 1.0)
     x = tf.constant([1.0, 2.0])
     assert f(x).numpy().tolist() == [3.0, 5.0]
-    plan = f.get_concrete_function(x)._plan
+    plan = f.get_concrete_function(x).program.executable(())
     assert plan.generated is None
     assert f(x).numpy().tolist() == [3.0, 5.0]
     assert plan.generated is not None and plan.run == plan.generated.run

@@ -27,8 +27,8 @@ class Zip(Dataset):
         for d in flat:
             if not isinstance(d, Dataset):
                 raise TypeError("Invalid input to `zip`. Inputs are expected to be (nested) "
-                                f"structures of `tf.data.Dataset` objects. Python `list` is "
-                                f"not supported and you should use `tuple` instead."
+                                "structures of `tf.data.Dataset` objects. Python `list` is "
+                                "not supported and you should use `tuple` instead."
                                 if isinstance(datasets, list) else
                                 f"Invalid input to `zip`: {type(d).__name__} is not a "
                                 f"tf.data.Dataset.")

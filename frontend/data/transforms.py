@@ -355,7 +355,7 @@ class PaddedBatch(Batch):
                 if any(a > b for a, b in zip(p.shape, dims)):
                     raise errors.InvalidArgumentError(
                         None, None, "Attempted to pad to a smaller size than the input "
-                                    f"element.")
+                                    "element.")
                 batch[(k,) + tuple(slice(0, n) for n in p.shape)] = p
             out.append(batch)
         return tuple(out)

@@ -13,11 +13,13 @@ from ..ir.errors import InvalidArgumentError, user_frame
 from ..ir.shapes import TensorShape, as_shape
 from ..runtime.resources import ResourceHandle
 from . import dispatch
+from .export import runs, tf_export
 from .tensor import Reference, Tensor
 
 _uid = itertools.count()
 
 
+@tf_export("Variable")
 class Variable:
     """TF's `tf.Variable(initial_value, trainable=True, name=None, dtype=None, shape=None)`."""
 
@@ -92,6 +94,7 @@ class Variable:
             _watch_hook(self, t)
         return t
 
+    @runs("read_variable")
     def read_value(self):
         return self._as_tensor()
 
@@ -153,6 +156,7 @@ class Variable:
             raise InvalidArgumentError(None, opname, msg)
         return t
 
+    @runs("assign_variable")
     def assign(self, value, use_locking=None, name=None, read_value=True):
         """Replace the value. A mismatched dtype or shape raises and changes nothing."""
         hook = _assign_hook
@@ -163,6 +167,7 @@ class Variable:
             self._handle.value = new._value
         return self if read_value else None
 
+    @runs("assign_add_variable")
     def assign_add(self, delta, use_locking=None, name=None, read_value=True):
         hook = _assign_hook
         if hook is not None:
@@ -173,6 +178,7 @@ class Variable:
             h.value = dispatch.apply("add", (Tensor._wrap(h.value, self._dtype), d))._value
         return self if read_value else None
 
+    @runs("assign_sub_variable")
     def assign_sub(self, delta, use_locking=None, name=None, read_value=True):
         hook = _assign_hook
         if hook is not None:

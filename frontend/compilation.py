@@ -65,7 +65,7 @@ def pipeline_report(cf, module=None):
 
 def build_plan(cf):
     """The executor Plan of the optimized module."""
-    from ..lowering.executor import build_plan as plan_of
+    from ..lowering.plan import build_plan as plan_of
     module = optimized_module(cf)
     t0 = time.perf_counter()
     cf._plan = plan_of(module, cf._name)

@@ -1,10 +1,9 @@
-"""The graph executor: runs a `Plan` (built from a df module by `lowering/executor.py`).
+"""The graph executor: runs a `Plan` (built from a df module by `lowering/plan.py`).
 
-A Plan is a flat list of steps over one array of slots. Each step is a tuple
-`(kind, fn, ins, outs, attrs, label)`: `fn` is the NumPy kernel resolved at plan time, `ins` and
-`outs` slot indices, `label` the node name and user location for error messages. Regions of
-`df.cond`/`df.case`/`df.while` are nested step lists over the same slots (values from above are
-read directly). Token values take no slot: plan order already is program order.
+A Plan is a flat list of `Step`s over one array of slots: `fn` is the NumPy kernel resolved at
+plan time, `ins` and `outs` slot indices, `label` the node name and user location for error
+messages. Regions of `df.cond`/`df.case`/`df.while` are nested step lists over the same slots
+(values from above are read directly). Token values take no slot: plan order already is program order.
 
 A Plan runs as one generated Python function (`runtime/codegen.py`); the interpreter here
 runs a straight-line plan's first call and plans whose generated source Python refuses, and
@@ -13,6 +12,7 @@ both report a failing step alike (`locate_failure`).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import numpy as np
 
@@ -22,6 +22,28 @@ from ..ir.registry import OPS, TT, InferenceError, infer_types
 from ..ir.shapes import format_shape
 
 NONE, ONE, MANY, COND, CASE, WHILE = range(6)
+
+
+class Step(NamedTuple):
+    """One step of a plan (a tuple: the interpreter unpacks it in its loop)."""
+    kind: int        # NONE, ONE, MANY (a kernel's result count) or COND, CASE, WHILE
+    fn: object       # the kernel; None for region steps
+    ins: tuple       # slots read
+    outs: object     # slots written; one slot for ONE
+    attrs: object    # the kernel's attributes; COND/CASE: the branches, each a `(steps,
+    #                  yielded slots)`; WHILE: a `Loop`
+    label: object    # a kernel step's `StepLabel`; a region step's location text
+
+
+class Loop(NamedTuple):
+    """The regions of a WHILE step: the condition's and the body's steps, the slots their
+    block arguments take, and what they yield."""
+    cond_steps: list
+    cond_args: tuple
+    cond_yield: int
+    body_steps: list
+    body_args: tuple
+    body_yields: tuple
 
 
 class StepLabel:
@@ -62,7 +84,7 @@ class Plan:
         # gains); a straight-line plan runs its first call on the interpreter and is compiled
         # on the second, so a function called once does not pay Python's compiler (about as
         # much as a thousand interpreted steps).
-        if any(step[0] == WHILE for step in _walk(self.steps)):
+        if any(step.kind == WHILE for step in walk_steps(self.steps)):
             self._compile()
         else:
             self.run = self._interpret_first
@@ -94,17 +116,17 @@ class Plan:
         return [slots[i] for i in self.out_slots]
 
 
-def _walk(steps):
+def walk_steps(steps):
     """Every step of `steps`, those in regions included."""
     for step in steps:
         yield step
-        kind, attrs = step[0], step[4]
+        kind, attrs = step.kind, step.attrs
         if kind in (COND, CASE):
             for region_steps, _ in attrs:
-                yield from _walk(region_steps)
+                yield from walk_steps(region_steps)
         elif kind == WHILE:
-            yield from _walk(attrs[0])
-            yield from _walk(attrs[3])
+            yield from walk_steps(attrs.cond_steps)
+            yield from walk_steps(attrs.body_steps)
 
 
 def run_steps(steps, slots):
@@ -129,7 +151,7 @@ def run_steps(steps, slots):
                 _run_region(branches[i if 0 <= i < len(branches) else -1], slots, outs)
             else:
                 _run_while(attrs, slots, ins, outs)
-    except _FAILURES as e:
+    except STEP_FAILURES as e:
         located = locate_failure(e, step, slots.__getitem__)
         if located is None:
             raise
@@ -143,7 +165,7 @@ def locate_failure(error, step, read):
     InvalidArgumentError naming the op, its inputs and the user's line."""
     if step is None or getattr(error, "_flowjit_located", False):
         return None
-    label = step[5]
+    label = step.label
     if isinstance(error, OpError):
         located = type(error)(error.node_def, error.op, f"{error.message}\n  [[node {label}]]")
     elif isinstance(label, StepLabel):
@@ -154,13 +176,14 @@ def locate_failure(error, step, read):
     return located
 
 
-_FAILURES = (OpError, ValueError, TypeError, IndexError, ArithmeticError)
+# What a failing kernel raises; `locate_failure` names the step in it.
+STEP_FAILURES = (OpError, ValueError, TypeError, IndexError, ArithmeticError)
 
 
 def _explain(step, read, failure) -> str:
     """`op(inputs): why` with the op's own inference message for the concrete inputs (TF's
     text, e.g. "Matrix size-incompatible"), else the kernel's."""
-    _, _, ins, _, attrs, label = step
+    ins, attrs, label = step.ins, step.attrs, step.label
     values = [np.asarray(read(i)) for i in ins]
     why = str(failure)
     try:

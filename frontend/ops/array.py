@@ -923,7 +923,7 @@ def argsort(values, axis=-1, direction="ASCENDING", stable=False, name=None):
                                    "stable": bool(stable)})
 
 
-# --- boolean_mask (issue 11): TF's composition, reshape + where + gather ----------------
+# --- boolean_mask: TF's composition, reshape + where + gather ---------------------------
 @tf_export("boolean_mask")
 def boolean_mask(tensor, mask, axis=None, name="boolean_mask"):
     """The slices of `tensor` where `mask` (matching `tensor.shape[axis:axis+mask.rank]`) is

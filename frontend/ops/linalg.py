@@ -134,7 +134,7 @@ def top_k(input, k=1, sorted=True, index_type=D.int32, name=None):  # noqa: A002
     return TopKV2(values, indices)
 
 
-# --- band_part (issue 11): a select with a constant band mask ----------------------------
+# --- band_part: a select with a constant band mask ---------------------------------------
 def _band_bound(v, what, limit, dim):
     if hasattr(v, "numpy") and hasattr(v, "dtype"):
         v = v.numpy()
@@ -177,7 +177,7 @@ def _matrix_positions(x):
     return reshape(range_(dims[-2]), [-1, 1]), reshape(range_(dims[-1]), [1, -1])
 
 
-# --- square-matrix solvers (issue 11) ------------------------------------------------------
+# --- square-matrix solvers -----------------------------------------------------------------
 @tf_export("linalg.inv")
 @runs("matrix_inverse")
 def inv(input, adjoint=False, name=None):  # noqa: A002  (TF's name)

@@ -141,7 +141,7 @@ def assert_rank(x, rank, message=None, name=None):
                                                "summarize": 3})
 
 
-# --- sign checks, shape checks, check_numerics (issue 11) -------------------------------
+# --- sign checks, shape checks, check_numerics ------------------------------------------
 @tf_export("debugging.assert_positive")
 def assert_positive(x, data=None, summarize=None, message=None, name=None):
     x = convert_to_tensor(x)

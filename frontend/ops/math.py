@@ -201,7 +201,7 @@ def squared_difference(x, y, name=None):
     return square(subtract(x, y))
 
 
-# --- clipping by norm (issue 11): TF's compositions, gradients from the primitives --------
+# --- clipping by norm: TF's compositions, gradients from the primitives -------------------
 @tf_export("clip_by_norm")
 def clip_by_norm(t, clip_norm, axes=None, name=None):
     """`t * clip_norm / max(l2norm(t), clip_norm)`, the L2 norm taken over `axes` (all when

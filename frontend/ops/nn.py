@@ -512,7 +512,7 @@ def avg_pool3d(input, ksize, strides, padding, data_format="NDHWC", name=None): 
     return _pool("avg_pool", "avg_pool3d", input, ksize, strides, padding, data_format, 3)
 
 
-# --- embedding_lookup (issue 11): a gather, over concatenated shards -----------------------
+# --- embedding_lookup: a gather, over concatenated shards ----------------------------------
 def _div_layout(sizes) -> bool:
     """Whether shard sizes are TF's "div" partition of their total: the first shards one row
     longer than the rest. Only then is the lookup a gather from the concatenation."""

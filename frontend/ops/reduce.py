@@ -134,7 +134,7 @@ cumprod = tf_export("math.cumprod")(
     _scan("cumprod", "Running product along `axis`; `exclusive` starts from 1, "
           "`reverse` runs from the end."))
 
-# --- variance, std, euclidean norm, tf.norm: compositions (issue 11) -----------------------
+# --- variance, std, euclidean norm, tf.norm: compositions ----------------------------------
 def _floating(x, opname):
     if not x.dtype.is_floating:
         raise TypeError(f"{opname}: Input must be either real or complex. Received integer "

@@ -29,9 +29,7 @@ a registry op, for passes that build ops. Plugins: `load_plugin(path)` and
 """
 from __future__ import annotations
 
-import importlib
-
-from .frontend import ops as _ops
+from .frontend import export as _export
 from .frontend.dispatch import apply as apply_op, convert_to_tensor
 from .frontend.gradients import GRADIENTS as _GRADIENTS
 from .frontend.gradients._util import gradient as register_gradient
@@ -50,24 +48,38 @@ __all__ = ["register_op", "register_kernel", "register_lowering", "register_grad
 # by `api_for_op`).
 USER_API: dict = {}
 
-# TF's namespaces an op's public function is looked for in, in this order ("" is `tf.`).
-API_NAMESPACES = ("", "math", "nn", "linalg", "random", "strings", "image", "debugging")
-_NO_API = object()
+
+def _exports_in_search_order():
+    """(public name, object) for every exported name: the top level first, then the
+    namespaces and, within one, the names in alphabetical order."""
+    tables = _export.EXPORTS
+    _export.exported("")      # loads every exporting module
+    for ns in sorted(tables, key=lambda ns: (ns != "", ns)):
+        for name in sorted(tables[ns]):
+            yield (f"{ns}.{name}" if ns else name), tables[ns][name]
 
 
 def api_for_op(opname: str):
-    """The public name of built-in op `opname`'s API function (`"math.cumprod"`), derived
-    from the API itself: its family's `API_RENAMED` entry where the name differs from the
-    op's (None: an op only passes create), else the first of `API_NAMESPACES` holding a
-    function of the op's name. Raises KeyError when there is none."""
-    renamed = getattr(getattr(_ops, _OPS[opname].family, None), "API_RENAMED", {})
-    if opname in renamed:
-        return renamed[opname]
-    root = importlib.import_module(__package__)   # the package: its namespaces are the API
-    for ns in API_NAMESPACES:
-        if callable(getattr(getattr(root, ns) if ns else root, opname, None)):
-            return f"{ns}.{opname}" if ns else opname
-    raise KeyError(f"{opname} has no public API function")
+    """The public name of built-in op `opname`'s API function (`"math.cumprod"`), from the
+    export table (`frontend/export.py`): the first exported function, or method of an
+    exported class, marked as running the op (`runs`), else the first exported function of
+    the op's name. None for an `internal` op (only passes create it); KeyError when there
+    is none."""
+    if _OPS[opname].internal:
+        return None
+    by_name = None
+    for public, obj in _exports_in_search_order():
+        if opname in _export.ops_run_by(obj):
+            return public
+        if isinstance(obj, type):
+            for attr, member in vars(obj).items():   # public methods (operators are not)
+                if not attr.startswith("_") and opname in _export.ops_run_by(member):
+                    return f"{public}.{attr}"
+        if by_name is None and public.rpartition(".")[2] == opname and callable(obj):
+            by_name = public
+    if by_name is None:
+        raise KeyError(f"{opname} has no public API function")
+    return by_name
 
 
 def op_function(opname: str, doc: str | None = None):
@@ -82,7 +94,7 @@ def op_function(opname: str, doc: str | None = None):
     fn.__name__ = fn.__qualname__ = opname
     fn.__doc__ = doc or opdef.doc
     USER_API[opname] = fn
-    return fn
+    return _export.runs(opname)(fn)
 
 
 def register_lowering(op):

@@ -2,7 +2,6 @@
 
 The functions live with their op families in frontend/ops/; this file is the namespace.
 """
-from flowjit.frontend.ops.image import adjust_contrast, resize
 
 from flowjit.frontend.export import install as _install
 _install(globals(), "image")

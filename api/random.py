@@ -2,9 +2,6 @@
 
 The functions live with their op families in frontend/ops/; this file is the namespace.
 """
-from flowjit.frontend.ops.random import (
-    normal, set_seed, stateless_normal, stateless_truncated_normal, stateless_uniform,
-    truncated_normal, uniform)
 
 from flowjit.frontend.export import install as _install
 _install(globals(), "random")

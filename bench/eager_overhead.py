@@ -1,6 +1,6 @@
 """Eager per-op cost: flowjit against NumPy and un-jitted JAX, in one run.
 
-Goal (issue 2): at most 3 us above NumPy per small op. Prints times and ratios; the ratios are
+Goal: at most 3 us above NumPy per small op. Prints times and ratios; the ratios are
 what to compare across machines.
     python bench/eager_overhead.py
 """

@@ -1,4 +1,4 @@
-"""The graph executor (issue 14, item 2): staged loops against a NumPy Python loop, the MLP
+"""The graph executor: staged loops against a NumPy Python loop, the MLP
 training step against jax.jit, the first call of a 5000-step chain by phase, and the peak
 host memory of an MLP step against the live tensors. Each function returns its numbers.
     python bench/executor.py [--quick]

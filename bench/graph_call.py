@@ -1,6 +1,6 @@
 """Graph-mode call cost: flowjit's graph executor against jax.jit and NumPy, in one run.
 
-Goals (issue 3): cached call of f(x) = x*2+1 on f32[4] <= 1.0x jax.jit's call; MLP forward
+Goals: cached call of f(x) = x*2+1 on f32[4] <= 1.0x jax.jit's call; MLP forward
 784-512-512-10 at batch 128 <= 1.2x jax.jit. Also the import/plan time of a 1k-op graph.
     python bench/graph_call.py
 """

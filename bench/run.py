@@ -4,10 +4,10 @@
     python bench/run.py [--quick] [--json FILE]
 
 Prints one table: each row a flowjit number, the reference it is compared with (measured in
-the same run, the frameworks interleaved), their ratio, the goal (issue 14) and whether it is
-met. `--json FILE` also writes the rows and every scenario's raw numbers (seconds, bytes).
+the same run, the frameworks interleaved), their ratio, the project's goal and whether it
+is met. `--json FILE` also writes the rows and every scenario's raw numbers (seconds, bytes).
 `--quick` is a smoke run on small sizes; its numbers are not judged against the goals.
-The TF column is not measured: it is the table recorded in issue 14 on the project's 2-core
+The TF column is not measured: it is TF 2.21's table, recorded once on the project's 2-core
 machine (TF is not a dependency).
 
 A row is one entry of ROWS: a label (formatted with the Config's fields), the scenario that
@@ -43,7 +43,7 @@ class Row:
     goal: float | None      # the most `ours / ref` (or `ours`, with no ref) may be; None: shown
     unit: str = "s"         # "s", "B" or "" (a plain number)
     note: str = ""          # formatted with the scenario's numbers
-    tf: str = ""            # TF 2.21's number as recorded in issue 14 (not measured here)
+    tf: str = ""            # TF 2.21's recorded number (not measured here)
 
 
 PHASES = "trace {trace:.2f} + import {import:.2f} + passes {passes:.2f} + lowering " \
@@ -143,7 +143,7 @@ def format_table(report: dict) -> str:
                      r["tf_recorded"] or "-", r["note"]])
     head = "quick smoke run: small sizes, goals not judged\n" if report["quick"] else ""
     return head + table(rows, ["benchmark", "flowjit", "reference", "ratio", "goal", "met",
-                               "TF (recorded, issue 14)", "note"])
+                               "TF 2.21 (recorded)", "note"])
 
 
 def main(argv=None):

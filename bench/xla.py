@@ -1,6 +1,6 @@
 """jit_compile=True against jax.jit, in one run.
 
-Goals (issue 4): cached call <= 1.0x jax.jit; steady MLP <= 1.0x; first call <= 1.0x; chain of
+Goals: cached call <= 1.0x jax.jit; steady MLP <= 1.0x; first call <= 1.0x; chain of
 N=5000 elementwise ops first call <= 1.2x; 1000-iteration while loop <= 1.5x.
     python bench/xla.py [--quick]
 """

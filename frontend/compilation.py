@@ -65,7 +65,7 @@ def pipeline_report(program, module=None):
 
 def build_plan(program):
     """The executor Plan of the optimized module."""
-    from ..lowering.executor import build_plan as plan_of
+    from ..lowering.plan import build_plan as plan_of
     cf = program.record
     module = optimized_module(program)
     t0 = time.perf_counter()

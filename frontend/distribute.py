@@ -15,6 +15,7 @@ import threading
 
 from ..runtime import spmd
 from . import dispatch
+from .export import runs, tf_export
 from .ops.collective import all_reduce
 from .tensor import Tensor
 
@@ -31,6 +32,7 @@ def _reduction(reduce_op) -> str:
     return reduce_op.value.lower()
 
 
+@tf_export("distribute.ReplicaContext")
 class ReplicaContext:
     """TF's `tf.distribute.ReplicaContext`: inside `run`, the replica's view of the group."""
 
@@ -41,6 +43,7 @@ class ReplicaContext:
     strategy = property(lambda self: self._strategy)
     num_replicas_in_sync = property(lambda self: self._num)
 
+    @runs("all_reduce")
     def all_reduce(self, reduce_op, value, options=None):
         """`value` (a tensor or a nest of tensors) reduced over every replica."""
         from . import nest

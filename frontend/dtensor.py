@@ -21,6 +21,7 @@ import numpy as np
 from ..ir.errors import InvalidArgumentError, UnimplementedError, user_frame
 from ..runtime import spmd
 from . import dispatch, func_graph
+from .export import runs, tf_export
 from .tensor import Tensor
 from .variables import Variable
 
@@ -289,6 +290,8 @@ def _check_divisible(shape, layout: Layout, opname):
                 f"[at {user_frame()}]")
 
 
+@tf_export("experimental.dtensor.relayout")
+@runs("relayout")
 def relayout(tensor, layout: Layout, name=None):
     """The tensor in `layout` (a plain tensor is placed; a DTensor is resharded). Traced, it
     is a sharding constraint, and the function runs over the layout's mesh."""

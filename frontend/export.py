@@ -5,6 +5,13 @@
 
     tf_export("bitwise.invert")(invert)        # an object defined elsewhere, or a class
 
+An op's public function is found by the op's name (`flowjit.extend.api_for_op`), or, where
+its name differs, by a mark on the function (or on a method of an exported class):
+
+    @tf_export("math.divide", "divide")
+    @runs("div")
+    def divide(x, y, name=None): ...
+
 A name is `"<namespace>.<name>"` with the namespace's dots (`"experimental.numpy.abs"`), or a
 bare `"<name>"` for the top level. The namespace modules in `api/` (and the package's
 `__init__.py` for the top level) call `install(globals(), "<namespace>")`, which loads every
@@ -19,9 +26,10 @@ import importlib
 # namespace ("" is the top level) -> public name -> object
 EXPORTS: dict[str, dict[str, object]] = {}
 
-# Modules whose import runs the `tf_export` marks of the public functions (the op families'
-# API modules; other frontend modules export from their own definitions when imported).
-EXPORTING_PACKAGES = ("flowjit.frontend.ops",)
+# Modules whose import runs the `tf_export` marks: the op families' API modules and the
+# modules defining a class or function whose methods or calls are an op's public API.
+EXPORTING_PACKAGES = ("flowjit.frontend.ops", "flowjit.frontend.variables",
+                      "flowjit.frontend.distribute", "flowjit.frontend.dtensor")
 
 
 def _split(public: str) -> tuple[str, str]:
@@ -44,6 +52,20 @@ def tf_export(*public_names: str):
             table[name] = obj
         return obj
     return mark
+
+
+def runs(*opnames: str):
+    """Mark a public function, or a method of an exported class, as the one that runs each op
+    of `opnames` (for ops whose public function has another name: `tf.where` runs `select`)."""
+    def mark(fn):
+        fn.__tf_ops__ = getattr(fn, "__tf_ops__", ()) + opnames
+        return fn
+    return mark
+
+
+def ops_run_by(obj) -> tuple:
+    """The ops `runs` marked `obj` with."""
+    return getattr(obj, "__tf_ops__", ())
 
 
 def exported(namespace: str) -> dict[str, object]:

@@ -14,12 +14,14 @@ from ..ir.shapes import TensorShape, as_shape
 from ..runtime.resources import ResourceHandle
 from . import dispatch
 from .context import context
+from .export import runs, tf_export
 from .tensor import Reference, Tensor
 
 _CTX = context()
 _uid = itertools.count()
 
 
+@tf_export("Variable")
 class Variable:
     """TF's `tf.Variable(initial_value, trainable=True, name=None, dtype=None, shape=None)`."""
 
@@ -96,6 +98,7 @@ class Variable:
             hook(self, t)
         return t
 
+    @runs("read_variable")
     def read_value(self):
         return self._as_tensor()
 
@@ -157,6 +160,7 @@ class Variable:
             raise InvalidArgumentError(None, opname, msg)
         return t
 
+    @runs("assign_variable")
     def assign(self, value, use_locking=None, name=None, read_value=True):
         """Replace the value. A mismatched dtype or shape raises and changes nothing."""
         hook = _CTX.assign_hook
@@ -167,6 +171,7 @@ class Variable:
             self._handle.value = new._value
         return self if read_value else None
 
+    @runs("assign_add_variable")
     def assign_add(self, delta, use_locking=None, name=None, read_value=True):
         hook = _CTX.assign_hook
         if hook is not None:
@@ -177,6 +182,7 @@ class Variable:
             h.value = dispatch.apply("add", (Tensor._wrap(h.value, self._dtype), d))._value
         return self if read_value else None
 
+    @runs("assign_sub_variable")
     def assign_sub(self, delta, use_locking=None, name=None, read_value=True):
         hook = _CTX.assign_hook
         if hook is not None:

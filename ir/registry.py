@@ -85,7 +85,8 @@ class AttrDef:
 class OpDef:
     """One op's declaration. `inputs` names the operands; a trailing `*` makes the last one
     variadic (any number of tensors). `stateful` ops keep program order and are never folded
-    or removed. `differentiable=False` marks ops without a gradient (integer outputs, ...)."""
+    or removed. `differentiable=False` marks ops without a gradient (integer outputs, ...).
+    `internal` ops have no public API function: only passes create them."""
     name: str
     family: str
     inputs: tuple
@@ -96,6 +97,7 @@ class OpDef:
     doc: str = ""
     extra: dict = field(default_factory=dict)
     tensor_attrs: tuple = ()
+    internal: bool = False
 
     @property
     def variadic(self) -> bool:
@@ -142,7 +144,7 @@ def is_partial(value) -> bool:
 
 
 def op(name: str, inputs=(), attrs=(), *, family: str | None = None, stateful=False,
-       differentiable=True, tensor_attrs=()):
+       differentiable=True, tensor_attrs=(), internal=False):
     """Declare an op. `attrs` is a sequence of `(name, kind)` or `(name, kind, default)`.
 
     `tensor_attrs` names the attributes TF takes as tensors (shapes, sizes, bounds). When one is
@@ -157,7 +159,8 @@ def op(name: str, inputs=(), attrs=(), *, family: str | None = None, stateful=Fa
         for a in attrs:
             adefs[a[0]] = AttrDef(a[0], a[1], a[2] if len(a) > 2 else REQUIRED)
         OPS[name] = OpDef(name, fam, tuple(inputs), adefs, infer, stateful, differentiable,
-                          (infer.__doc__ or "").strip(), tensor_attrs=tuple(tensor_attrs))
+                          (infer.__doc__ or "").strip(), tensor_attrs=tuple(tensor_attrs),
+                          internal=internal)
         return infer
     return deco
 

@@ -7,19 +7,8 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 
 from ..ir.effects import is_dead
+from ..ir.walk import preorder
 from . import register_pass
-
-
-def _preorder(regions, out: list) -> list:
-    for region in regions:
-        for block in region.blocks:
-            op = block.first_op
-            while op is not None:
-                out.append(op)
-                if op.regions:
-                    _preorder(op.regions, out)
-                op = op.next_op
-    return out
 
 
 def remove_dead(module) -> int:
@@ -30,7 +19,7 @@ def remove_dead(module) -> int:
     goes in one sweep. Returns how many ops were erased (nested ones of an erased region op
     not counted)."""
     removed = 0
-    for op in reversed(_preorder(module.regions, [])):
+    for op in reversed(preorder(module.regions, [])):
         if op.parent is not None and is_dead(op):
             Rewriter.erase_op(op, safe_erase=False)
             removed += 1

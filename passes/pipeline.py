@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
-import gc
 import os
 import time
 from dataclasses import dataclass, field
@@ -18,6 +17,8 @@ from xdsl.passes import ModulePass
 from xdsl.utils.arg_spec import parse_pipeline
 from xdsl.utils.exceptions import ArgSpecParseError
 
+from ..ir.gc_pause import gc_paused
+from ..ir.walk import preorder
 from . import DEFAULT_NAME, PASSES, PLACEMENTS, get_pass
 
 # Grappler's order: shapes first, then folding and simplification, dedup, fusion, loops,
@@ -201,20 +202,7 @@ def _count_block_ops(regions) -> int:
 
 
 def _all_ops(module) -> list:
-    out = [module]
-    _collect(module.regions, out)
-    return out
-
-
-def _collect(regions, out):
-    for region in regions:
-        for block in region.blocks:
-            op = block._first_op
-            while op is not None:
-                out.append(op)
-                if op.regions:
-                    _collect(op.regions, out)
-                op = op._next_op
+    return preorder(module.regions, [module])
 
 
 # --- verification of what the passes changed ------------------------------------------------
@@ -316,9 +304,7 @@ def run_pipeline(module, spec=None, *, record_ir: bool = False, verify_each: boo
     ctx = Context()
     report = PipelineReport()
     before_text = print_module(module) if record_ir else None
-    gc_was = gc.isenabled()
-    gc.disable()  # xDSL allocates many small objects; the notes measured up to 30% faster
-    try:
+    with gc_paused():  # xDSL allocates many small objects; up to 30% faster without collections
         snap = snapshot(module) if verify == "changed" and not verify_each and passes else None
         n1 = count_ops(module)
         changes = 0          # how many pass runs changed the module so far
@@ -366,9 +352,6 @@ def run_pipeline(module, spec=None, *, record_ir: bool = False, verify_each: boo
                 module.verify()
             elif verify == "changed":
                 verify_changed(module, snap)
-    finally:
-        if gc_was:
-            gc.enable()
     return report
 
 

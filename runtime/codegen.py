@@ -27,7 +27,8 @@ import math
 
 import numpy as np
 
-from .steps import _FAILURES, CASE, COND, MANY, NONE, ONE, WHILE, _walk, locate_failure
+from .steps import (CASE, COND, MANY, NONE, ONE, STEP_FAILURES, WHILE, locate_failure,
+                    walk_steps)
 
 # df op -> the Python operator that computes it on 0-d NumPy values exactly as its kernel does
 SCALAR_OPERATORS = {
@@ -53,7 +54,7 @@ class GeneratedPlan:
         gen = _Generator(plan)
         source = gen.source()
         code = compile(source, f"<flowjit plan {id(plan):x}>", "exec")
-        namespace = dict(gen.globals, __name__=_MODULE, _FAILURES=_FAILURES,
+        namespace = dict(gen.globals, __name__=_MODULE, _FAILURES=STEP_FAILURES,
                          _locate=self._locate)
         exec(code, namespace)  # noqa: S102 - our own generated source, no user text
         self.run = namespace["run"]
@@ -110,7 +111,7 @@ class _Generator:
         # NumPy warns when integer scalar arithmetic wraps, where the ufunc on arrays wraps
         # silently (as TF does): a plan with such operators runs under errstate(over="ignore").
         if any(self._operator(step) in ("+", "-", "*") and
-               self.scalars[step[2][0]].kind in "iu" for step in _walk(plan.steps)):
+               self.scalars[step.ins[0]].kind in "iu" for step in walk_steps(plan.steps)):
             self._emit(depth, 'with _np.errstate(over="ignore"):')
             depth += 1
         if plan.arg_slots:
@@ -184,7 +185,7 @@ class _Generator:
             self._emit(depth, f"del {self._names(dead)}")
 
     def _step(self, step, depth):
-        kind, _, ins, outs, attrs, _ = step
+        kind, ins, outs, attrs = step.kind, step.ins, step.outs, step.attrs
         if kind in (ONE, MANY, NONE):
             self._emit(depth, self._call(step), step)
         elif kind == COND:
@@ -206,10 +207,10 @@ class _Generator:
 
     def _operator(self, step):
         """The Python operator that runs `step` on its NumPy scalars, or None."""
-        kind, _, ins, _, attrs, label = step
+        kind, ins, attrs = step.kind, step.ins, step.attrs
         if kind == ONE and not attrs and len(ins) == 2 and ins[0] in self.scalars \
                 and ins[1] in self.scalars:
-            return SCALAR_OPERATORS.get(label.op)
+            return SCALAR_OPERATORS.get(step.label.op)
         return None
 
     def _call(self, step) -> str:
@@ -255,8 +256,8 @@ class _Generator:
         return None
 
     def _while(self, step, depth):
-        _, _, ins, outs, attrs, _ = step
-        cond_steps, cond_args, cond_yield, body_steps, body_args, body_yields = attrs
+        ins, outs = step.ins, step.outs
+        cond_steps, cond_args, cond_yield, body_steps, body_args, body_yields = step.attrs
         for args in (cond_args, body_args):   # the loop's state lives in its result variables
             for a, o in zip(args, outs):
                 self.names[a] = self.name(o)
@@ -277,7 +278,7 @@ def _is_literal(value) -> bool:
 
 
 def _defined(step):
-    kind, _, _, outs, _, _ = step
+    kind, outs = step.kind, step.outs
     if kind == ONE:
         return (outs,)
     return outs if kind != NONE else ()
@@ -285,7 +286,7 @@ def _defined(step):
 
 def _uses(step):
     """Slots a step reads, including those its regions read from above."""
-    kind, _, ins, _, attrs, _ = step
+    kind, ins, attrs = step.kind, step.ins, step.attrs
     used = set(ins)
     if kind in (COND, CASE):
         for steps, yields in attrs:
@@ -293,10 +294,9 @@ def _uses(step):
             for s in steps:
                 used.update(_uses(s))
     elif kind == WHILE:
-        cond_steps, _, cond_yield, body_steps, _, body_yields = attrs
-        used.add(cond_yield)
-        used.update(body_yields)
-        for s in itertools.chain(cond_steps, body_steps):
+        used.add(attrs.cond_yield)
+        used.update(attrs.body_yields)
+        for s in itertools.chain(attrs.cond_steps, attrs.body_steps):
             used.update(_uses(s))
     return used
 
@@ -304,13 +304,13 @@ def _uses(step):
 def _use_counts(steps) -> dict:
     """slot -> how many times a step reads it (regions and yields included)."""
     counts: dict = {}
-    for step in _walk(steps):
-        kind, _, ins, _, attrs, _ = step
-        read = list(ins)
+    for step in walk_steps(steps):
+        kind, attrs = step.kind, step.attrs
+        read = list(step.ins)
         if kind in (COND, CASE):
             read += [y for _, yields in attrs for y in yields]
         elif kind == WHILE:
-            read += [attrs[2], *attrs[5]]
+            read += [attrs.cond_yield, *attrs.body_yields]
         for s in read:
             counts[s] = counts.get(s, 0) + 1
     return counts

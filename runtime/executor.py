@@ -1,10 +1,9 @@
-"""The graph executor: runs a `Plan` (built from a df module by `lowering/executor.py`).
+"""The graph executor: runs a `Plan` (built from a df module by `lowering/plan.py`).
 
-A Plan is a flat list of steps over one array of slots. Each step is a tuple
-`(kind, fn, ins, outs, attrs, label)`: `fn` is the NumPy kernel resolved at plan time, `ins` and
-`outs` slot indices, `label` the node name and user location for error messages. Regions of
-`df.cond`/`df.case`/`df.while` are nested step lists over the same slots (values from above are
-read directly). Token values take no slot: plan order already is program order.
+A Plan is a flat list of `Step`s over one array of slots: `fn` is the NumPy kernel resolved at
+plan time, `ins` and `outs` slot indices, `label` the node name and user location for error
+messages. Regions of `df.cond`/`df.case`/`df.while` are nested step lists over the same slots
+(values from above are read directly). Token values take no slot: plan order already is program order.
 
 A Plan runs as one generated Python function (`runtime/codegen.py`); the interpreter here
 runs a straight-line plan's first call and plans whose generated source Python refuses, and
@@ -14,7 +13,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .steps import _FAILURES, CASE, COND, MANY, NONE, ONE, WHILE, _walk, locate_failure
+from .steps import (CASE, COND, MANY, NONE, ONE, STEP_FAILURES, WHILE, locate_failure,
+                    walk_steps)
 
 
 @dataclass
@@ -37,7 +37,7 @@ class Plan:
         # gains); a straight-line plan runs its first call on the interpreter and is compiled
         # on the second, so a function called once does not pay Python's compiler (about as
         # much as a thousand interpreted steps).
-        if any(step[0] == WHILE for step in _walk(self.steps)):
+        if any(step.kind == WHILE for step in walk_steps(self.steps)):
             self._compile()
         else:
             self.run = self._interpret_first
@@ -92,7 +92,7 @@ def run_steps(steps, slots):
                 _run_region(branches[i if 0 <= i < len(branches) else -1], slots, outs)
             else:
                 _run_while(attrs, slots, ins, outs)
-    except _FAILURES as e:
+    except STEP_FAILURES as e:
         located = locate_failure(e, step, slots.__getitem__)
         if located is None:
             raise

@@ -1,10 +1,10 @@
-"""A Plan's steps, shared by the interpreter (executor.py) and the generated code
-(codegen.py): the step kinds, a walk over nested regions, and how a failing step's error is
-reported (both runners report it alike).
-
-A step is a tuple `(kind, fn, ins, outs, attrs, label)`; see executor.py.
+"""A Plan's steps, shared by the plan builder (lowering/plan.py), the interpreter
+(executor.py) and the generated code (codegen.py): the `Step` type and its kinds, a walk over
+nested regions, and how a failing step's error is reported (both runners report it alike).
 """
 from __future__ import annotations
+
+from typing import NamedTuple
 
 import numpy as np
 
@@ -14,6 +14,28 @@ from ..ir.registry import OPS, TT, InferenceError, infer_types
 from ..ir.shapes import format_shape
 
 NONE, ONE, MANY, COND, CASE, WHILE = range(6)
+
+
+class Step(NamedTuple):
+    """One step of a plan (a tuple: the interpreter unpacks it in its loop)."""
+    kind: int        # NONE, ONE, MANY (a kernel's result count) or COND, CASE, WHILE
+    fn: object       # the kernel; None for region steps
+    ins: tuple       # slots read
+    outs: object     # slots written; one slot for ONE
+    attrs: object    # the kernel's attributes; COND/CASE: the branches, each a `(steps,
+    #                  yielded slots)`; WHILE: a `Loop`
+    label: object    # a kernel step's `StepLabel`; a region step's location text
+
+
+class Loop(NamedTuple):
+    """The regions of a WHILE step: the condition's and the body's steps, the slots their
+    block arguments take, and what they yield."""
+    cond_steps: list
+    cond_args: tuple
+    cond_yield: int
+    body_steps: list
+    body_args: tuple
+    body_yields: tuple
 
 
 class StepLabel:
@@ -34,17 +56,17 @@ class StepLabel:
         return self.where
 
 
-def _walk(steps):
+def walk_steps(steps):
     """Every step of `steps`, those in regions included."""
     for step in steps:
         yield step
-        kind, attrs = step[0], step[4]
+        kind, attrs = step.kind, step.attrs
         if kind in (COND, CASE):
             for region_steps, _ in attrs:
-                yield from _walk(region_steps)
+                yield from walk_steps(region_steps)
         elif kind == WHILE:
-            yield from _walk(attrs[0])
-            yield from _walk(attrs[3])
+            yield from walk_steps(attrs.cond_steps)
+            yield from walk_steps(attrs.body_steps)
 
 
 def locate_failure(error, step, read):
@@ -54,7 +76,7 @@ def locate_failure(error, step, read):
     InvalidArgumentError naming the op, its inputs and the user's line."""
     if step is None or getattr(error, "_flowjit_located", False):
         return None
-    label = step[5]
+    label = step.label
     if isinstance(error, OpError):
         located = type(error)(error.node_def, error.op, f"{error.message}\n  [[node {label}]]")
     elif isinstance(label, StepLabel):
@@ -65,13 +87,14 @@ def locate_failure(error, step, read):
     return located
 
 
-_FAILURES = (OpError, ValueError, TypeError, IndexError, ArithmeticError)
+# What a failing kernel raises; `locate_failure` names the step in it.
+STEP_FAILURES = (OpError, ValueError, TypeError, IndexError, ArithmeticError)
 
 
 def _explain(step, read, failure) -> str:
     """`op(inputs): why` with the op's own inference message for the concrete inputs (TF's
     text, e.g. "Matrix size-incompatible"), else the kernel's."""
-    _, _, ins, _, attrs, label = step
+    ins, attrs, label = step.ins, step.attrs, step.label
     values = [np.asarray(read(i)) for i in ins]
     why = str(failure)
     try:

@@ -46,6 +46,19 @@ def broadcastable_pair(max_dims=4):
                                              min_side=0, max_side=4).map(lambda r: r.input_shapes)
 
 
+def tensordot_equation(rank_a: int, rank_b: int, axes_a, axes_b) -> str:
+    """The einsum equation of `tensordot(a, b, [axes_a, axes_b])` (axes non-negative): the
+    tests' independent route to tensordot."""
+    letters = "abcdefghij"
+    la = list(letters[:rank_a])
+    lb = list(letters[rank_a:rank_a + rank_b])
+    for i, j in zip(axes_a, axes_b):
+        lb[j] = la[i]
+    out = [c for i, c in enumerate(la) if i not in axes_a] + \
+          [c for j, c in enumerate(lb) if j not in axes_b]
+    return f"{''.join(la)},{''.join(lb)}->{''.join(out)}"
+
+
 def rand(rng: np.random.Generator, shape, dtype, low=-3.0, high=3.0):
     dt = np.dtype(dtype)
     if dt.kind == "b":

@@ -776,7 +776,7 @@ add("assert", lambda x: (tf.debugging.assert_less(x, 10.0), x)[1], R((4,), F64),
     tag="f64-holds", xla="unimplemented")
 
 
-# --- issue 11: segment reductions, and the compositions users reach for -----------------
+# --- segment reductions, and the compositions users reach for ---------------------------
 def sorted_ids(n, segments, dtype=I32):
     """`n` sorted segment ids in [0, segments), the last one always segments - 1."""
     def gen(rng):

@@ -21,7 +21,7 @@ from flowjit.ir.registry import OPS
 from op_samples import SAMPLES
 
 ALL = [s for op in sorted(SAMPLES) for s in SAMPLES[op]]
-# Ops without a public API (API_RENAMED None): only passes create them, so their samples are
+# Ops without a public API (declared internal): only passes create them, so their samples are
 # checked in the optimized module instead of the traced graph.
 INTERNAL = {op for op in SAMPLES if api_for_op(op) is None}
 # `xla` is True, "unimplemented", or the error class jit_compile raises (string tensors).

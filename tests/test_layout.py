@@ -45,11 +45,11 @@ def test_nothing_points_outside_the_repository():
                                check=True).stdout.split()
     except (OSError, subprocess.CalledProcessError):
         pytest.skip("not a git checkout: the tracked files are unknown")
-    outside = ("../shared", "DESIGN.md", "/work/")
+    # Built from pieces, so that this file does not itself hold what it looks for (a grep of
+    # the repository for paths outside it would find it here).
+    outside = ("../" + "shared", "DESIGN" + ".md", "/" + "work" + "/")
     hits = []
     for rel in files:
-        if rel == "tests/test_layout.py":
-            continue
         try:
             text = open(os.path.join(ROOT, rel), encoding="utf-8").read()
         except (UnicodeDecodeError, IsADirectoryError):

@@ -1,8 +1,8 @@
 """Every registry op has all its facets (ARCHITECTURE.md, "Where each facet of an op lives"):
 inference, a NumPy kernel, a StableHLO lowering rule (stateful random, print and assert have
 rules that refuse with a clear error, which still counts), a gradient or
-`differentiable=False`, a public API name (or, for the internal ops passes create, `None` in
-the `fused` family) and a sample in tests/op_samples.py. A failure names every facet the op
+`differentiable=False`, a public API name (or, for the internal ops passes create, an
+`internal=True` declaration in the `fused` family) and a sample in tests/op_samples.py. A failure names every facet the op
 lacks and where it belongs."""
 import pytest
 
@@ -12,7 +12,7 @@ from flowjit.ir.registry import OPS
 from flowjit.runtime.kernels import KERNELS
 from op_samples import SAMPLES
 
-# Families whose ops only passes create: their API_RENAMED maps them to None.
+# Families whose ops only passes create (declared `internal=True`).
 INTERNAL_FAMILIES = ("fused",)
 
 # facet -> where it belongs, for the failure message.
@@ -20,7 +20,8 @@ WHERE = {
     "kernel": "a NumPy kernel in runtime/kernels/{family}.py",
     "lowering": "a StableHLO rule in lowering/stablehlo/{family}.py",
     "gradient": "a gradient in frontend/gradients/{family}.py (or differentiable=False)",
-    "api": "a public function in frontend/ops/{family}.py (named like the op, or listed in its API_RENAMED)",
+    "api": "a public function in frontend/ops/{family}.py (tf_export, named like the op or "
+           "marked runs(op))",
     "sample": "a sample in tests/op_samples.py",
 }
 
@@ -52,7 +53,7 @@ def test_op_has_every_facet(name):
         # None = an internal op that passes create (remapper's fused ops); only the `fused`
         # family may have those, every other op must be reachable from the public API.
         assert opdef.family in INTERNAL_FAMILIES, \
-            f"{name}: API_RENAMED says None but only ops of {INTERNAL_FAMILIES} may be internal"
+            f"{name} is declared internal but only ops of {INTERNAL_FAMILIES} may be internal"
         return
     assert callable(_resolve(public)), f"{name}: API name tf.{public} does not resolve"
 
@@ -72,8 +73,8 @@ def test_a_user_op_lacking_facets_is_named_with_exactly_those(monkeypatch):
     assert missing_message("test_facets_op") == (
         "test_facets_op lacks a StableHLO rule in lowering/stablehlo/user_family.py; "
         "a gradient in frontend/gradients/user_family.py (or differentiable=False); "
-        "a public function in frontend/ops/user_family.py (named like the op, or listed in its "
-        "API_RENAMED); a sample in tests/op_samples.py")
+        "a public function in frontend/ops/user_family.py (tf_export, named like the op or "
+        "marked runs(op)); a sample in tests/op_samples.py")
     monkeypatch.setitem(RULES, "df.test_facets_op", None)  # undone at exit
     register_lowering("test_facets_op")(lambda ctx, op, x: x)
     monkeypatch.setattr(extend, "USER_API", {})
@@ -100,7 +101,9 @@ def test_no_orphan_kernels():
 
 
 def test_families_share_file_names():
+    # frontend/ops/ is left out: a family's API may live elsewhere (`Variable`'s methods run
+    # the state ops; only passes create the fused ones).
     import importlib
     for fam in {d.family for d in OPS.values()}:
-        for layer in ("ir.ops", "runtime.kernels", "frontend.ops", "lowering.stablehlo"):
+        for layer in ("ir.ops", "runtime.kernels", "lowering.stablehlo"):
             importlib.import_module(f"flowjit.{layer}.{fam}")

@@ -2,3 +2,6 @@
 from flowjit.frontend.distribute import *  # noqa: F401,F403
 
 from . import experimental
+
+from flowjit.frontend.export import install as _install
+_install(globals(), "distribute")

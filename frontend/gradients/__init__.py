@@ -32,7 +32,9 @@ def register_gradient(*opnames):
     return deco
 
 
-from . import math, reduce, linalg, array, nn, checks, script  # noqa: E402,F401
-from . import segment  # noqa: E402,F401  (issue 11)
-from . import collective  # noqa: E402,F401  (issue 12)
-from . import control_flow  # noqa: E402,F401  (registers the tape's control-flow hooks)
+from ...ir.families import load_families  # noqa: E402
+
+# tape: GradientTape; control_flow: gradients of cond/case/while nodes, which the tape
+# records itself (no registry family); importing it registers the tape's control-flow hooks.
+FAMILIES = load_families(__name__, __path__, not_families=("control_flow", "tape"))
+from . import control_flow  # noqa: E402,F401

@@ -154,7 +154,7 @@ def _top_k_grad(op, g, g_indices=None):
 
 
 
-# --- square-matrix solvers (issue 11): TF's linalg_grad rules -----------------------------
+# --- square-matrix solvers: TF's linalg_grad rules ----------------------------------------
 @gradient("matrix_inverse")
 def _matrix_inverse_grad(op, g):
     y = op.outputs[0]

@@ -1,9 +1,7 @@
-"""The TF-named op API, one module per family. The public namespaces import the functions
-(`api/math.py` is `flowjit.math`, the top-level names are in `__init__.py`); an op's public
-function is found there by the op's name (`flowjit.extend.api_for_op`), and a family lists in
-`API_RENAMED` only its ops whose public name differs (None: an op only passes create)."""
-from . import (math, reduce, linalg, array, nn, random, state, logging, fused,  # noqa: F401
-               strings, segment, counting, image, checks, script, collective)
+"""The TF-named op API, one module per op family (`ir/families.py`), each public function
+marked with its TF names where it is defined (`frontend/export.py`: `tf_export`)."""
+from ...ir.families import load_families
 
-FAMILIES = (math, reduce, linalg, array, nn, random, state, logging, fused, strings, segment,
-            counting, image, checks, script, collective)
+# image: composites of other families' ops (tf.image), with no ops of its own.
+FAMILIES = load_families(__name__, __path__, not_families=("image",))
+from . import image  # noqa: E402,F401

@@ -23,6 +23,7 @@ from ...ir.shapes import TensorShape, format_shape
 from .. import dispatch
 from ..dispatch import _is_tensor_like, _nested_has_tensor, apply, convert_to_tensor, \
     op_error
+from ..export import runs, tf_export
 from ..shape_args import apply_tensor_attrs, is_tensor_arg, tensor_arg, traced_value
 from . import math as _m
 
@@ -30,7 +31,7 @@ from . import math as _m
 _pyrange = builtins.range
 _pyslice = builtins.slice
 
-newaxis = None
+newaxis = tf_export("newaxis")(None)
 
 _SLICE_TYPE_ERROR = ("Only integers, slices (`:`), ellipsis (`...`), tf.newaxis (`None`) and "
                      "scalar tf.int32/tf.int64 tensors are valid indices")
@@ -195,6 +196,8 @@ dispatch.LIST_PACKER[0] = autopack
 
 
 # --- constants, identity ------------------------------------------------------------------
+@tf_export("constant")
+@runs("const")
 def constant(value, dtype=None, shape=None, name="Const"):
     """A constant tensor from a Python/NumPy value. With `shape`, a value with that many
     elements is reshaped and a one-element value is broadcast, as in TF."""
@@ -224,17 +227,20 @@ def constant(value, dtype=None, shape=None, name="Const"):
                     f"elements).")
 
 
+@tf_export("identity")
 def identity(input, name=None):  # noqa: A002  (TF's argument name)
     """The input, unchanged."""
     return apply("identity", (convert_to_tensor(input),))
 
 
+@tf_export("stop_gradient")
 def stop_gradient(input, name=None):  # noqa: A002
     """The input, unchanged; gradients do not flow through it."""
     return apply("stop_gradient", (convert_to_tensor(input),))
 
 
 # --- reshaping ----------------------------------------------------------------------------
+@tf_export("reshape")
 def reshape(tensor, shape, name=None):
     """`tensor` with the given shape; one dim may be -1 (inferred)."""
     t = convert_to_tensor(tensor)
@@ -242,6 +248,7 @@ def reshape(tensor, shape, name=None):
     return apply_tensor_attrs("reshape", (t,), {"shape": dims}, {"shape": dyn})
 
 
+@tf_export("transpose")
 def transpose(a, perm=None, conjugate=False, name="transpose"):
     """Permute dims (default: reverse them). `conjugate` is a no-op: there are no complex
     dtypes."""
@@ -253,6 +260,7 @@ def transpose(a, perm=None, conjugate=False, name="transpose"):
     return apply("transpose", (t,), {"perm": perm})
 
 
+@tf_export("expand_dims")
 def expand_dims(input, axis, name=None):  # noqa: A002
     """Insert a size-1 dim at `axis` (in [-rank-1, rank])."""
     t = convert_to_tensor(input)
@@ -266,6 +274,7 @@ def expand_dims(input, axis, name=None):  # noqa: A002
     return apply("expand_dims", (t,), {"axis": ax})
 
 
+@tf_export("squeeze")
 def squeeze(input, axis=None, name=None):  # noqa: A002
     """Remove size-1 dims: those in `axis`, or all of them."""
     t = convert_to_tensor(input)
@@ -273,6 +282,7 @@ def squeeze(input, axis=None, name=None):  # noqa: A002
     return apply("squeeze", (t,), {"axis": axes})
 
 
+@tf_export("broadcast_to")
 def broadcast_to(input, shape, name=None):  # noqa: A002
     """`input` broadcast (NumPy rules) to `shape`."""
     t = convert_to_tensor(input)
@@ -281,6 +291,7 @@ def broadcast_to(input, shape, name=None):  # noqa: A002
 
 
 # --- joining and splitting ----------------------------------------------------------------
+@tf_export("concat")
 def concat(values, axis, name="concat"):
     """Join tensors along an existing axis."""
     if not isinstance(values, (list, tuple)):
@@ -294,6 +305,7 @@ def concat(values, axis, name="concat"):
     return apply("concat", tuple(ts), {"axis": ax})
 
 
+@tf_export("stack")
 def stack(values, axis=0, name="stack", _dtype=None):
     """Join same-shaped tensors along a new axis (`axis` in [-rank-1, rank])."""
     if _is_tensor_like(values):
@@ -334,6 +346,7 @@ def stack(values, axis=0, name="stack", _dtype=None):
     return apply("concat", parts, {"axis": ax})
 
 
+@tf_export("unstack")
 def unstack(value, num=None, axis=0, name="unstack"):
     """The slices of `value` along `axis`, as a list of tensors of one rank less."""
     t = convert_to_tensor(value)
@@ -357,6 +370,7 @@ def unstack(value, num=None, axis=0, name="unstack"):
     return [apply("squeeze", (p,), {"axis": (ax,)}) for p in parts]
 
 
+@tf_export("split")
 def split(value, num_or_size_splits, axis=0, num=None, name="split"):
     """Split along `axis` into `num_or_size_splits` equal pieces, or pieces of the given sizes
     (one size may be -1: the rest). Returns a list."""
@@ -377,6 +391,7 @@ def split(value, num_or_size_splits, axis=0, num=None, name="split"):
     return _outputs(apply("split", (t,), attrs))
 
 
+@tf_export("tile")
 def tile(input, multiples, name=None):  # noqa: A002
     """Repeat `input` `multiples[i]` times along dim i."""
     t = convert_to_tensor(input)
@@ -384,6 +399,7 @@ def tile(input, multiples, name=None):  # noqa: A002
     return apply_tensor_attrs("tile", (t,), {"multiples": m}, {"multiples": dyn})
 
 
+@tf_export("pad")
 def pad(tensor, paddings, mode="CONSTANT", constant_values=0, name=None):
     """Pad with `paddings[i] = [before, after]` per dim: a constant, or a mirror of the edge
     (REFLECT excludes the edge element, SYMMETRIC repeats it)."""
@@ -423,6 +439,7 @@ def pad(tensor, paddings, mode="CONSTANT", constant_values=0, name=None):
                               {"paddings": dyn})
 
 
+@tf_export("reverse")
 def reverse(tensor, axis, name=None):
     """Reverse the order of elements along each dim in `axis` (a list)."""
     t = convert_to_tensor(tensor)
@@ -434,6 +451,7 @@ def reverse(tensor, axis, name=None):
 
 
 # --- slicing ------------------------------------------------------------------------------
+@tf_export("slice")
 def slice(input_, begin, size, name=None):  # noqa: A001  (TF's name)
     """The block starting at `begin` of shape `size` (-1: to the end of that dim)."""
     t = convert_to_tensor(input_)
@@ -443,6 +461,7 @@ def slice(input_, begin, size, name=None):  # noqa: A001  (TF's name)
                               {"begin": b_dyn, "size": s_dyn})
 
 
+@tf_export("strided_slice")
 def strided_slice(input_, begin, end, strides=None, begin_mask=0, end_mask=0, ellipsis_mask=0,
                   new_axis_mask=0, shrink_axis_mask=0, var=None, name=None):
     """TF's strided slice: `begin`/`end`/`strides` per spec entry, with bit masks."""
@@ -591,6 +610,7 @@ def _cast_like(x, like):
 
 
 # --- gather and scatter -------------------------------------------------------------------
+@tf_export("gather")
 def gather(params, indices, validate_indices=None, axis=None, batch_dims=0, name=None):
     """Slices of `params` along `axis` at `indices` (out-of-range indices raise)."""
     p = convert_to_tensor(params)
@@ -602,6 +622,7 @@ def gather(params, indices, validate_indices=None, axis=None, batch_dims=0, name
     return apply("gather", (p, ix), {"axis": ax, "batch_dims": bd})
 
 
+@tf_export("gather_nd")
 def gather_nd(params, indices, batch_dims=0, name=None, bad_indices_policy=""):
     """Slices of `params` at the index tuples in the last dim of `indices`."""
     p = convert_to_tensor(params)
@@ -616,6 +637,7 @@ def gather_nd(params, indices, batch_dims=0, name=None, bad_indices_policy=""):
     return apply("gather_nd", (p, ix), {"batch_dims": bd})
 
 
+@tf_export("scatter_nd")
 def scatter_nd(indices, updates, shape, name=None):
     """Zeros of `shape` with `updates` added at `indices` (duplicates accumulate)."""
     ix = convert_to_tensor(indices)
@@ -624,6 +646,7 @@ def scatter_nd(indices, updates, shape, name=None):
     return apply("scatter_nd", (ix, upd), {"shape": dims})
 
 
+@tf_export("tensor_scatter_nd_update")
 def tensor_scatter_nd_update(tensor, indices, updates, name=None):
     """A copy of `tensor` with `updates` written at `indices`."""
     t = convert_to_tensor(tensor)
@@ -632,6 +655,7 @@ def tensor_scatter_nd_update(tensor, indices, updates, name=None):
     return apply("tensor_scatter_nd_update", (t, ix, convert_to_tensor(upd)))
 
 
+@tf_export("tensor_scatter_nd_add")
 def tensor_scatter_nd_add(tensor, indices, updates, name=None):
     """A copy of `tensor` with `updates` added at `indices` (duplicates accumulate)."""
     t = convert_to_tensor(tensor)
@@ -650,6 +674,7 @@ def _scalar(value, dt):
     return convert_to_tensor(_PY_TYPE.get(dt.kind, int)(value), dtype=dt)
 
 
+@tf_export("fill")
 def fill(dims, value, name=None, layout=None):
     """A tensor of shape `dims` filled with the scalar `value`."""
     shape, dyn = _shape_attr(dims, "fill", "dims")
@@ -668,16 +693,20 @@ def _filled(shape, dtype, value, opname):
                               {"shape": _nonneg_dims(dims, opname)}, {"shape": dyn})
 
 
+@tf_export("zeros")
 def zeros(shape, dtype=D.float32, name=None, layout=None):
     """A tensor of zeros (False for bool)."""
     return _filled(shape, dtype, 0, "zeros")
 
 
+@tf_export("ones")
 def ones(shape, dtype=D.float32, name=None, layout=None):
     """A tensor of ones (True for bool)."""
     return _filled(shape, dtype, 1, "ones")
 
 
+@tf_export("zeros_like")
+@runs("fill_like")
 def zeros_like(input, dtype=None, name=None, layout=None):  # noqa: A002
     """Zeros with `input`'s shape, of `dtype` (default: `input`'s)."""
     t = convert_to_tensor(input)
@@ -685,6 +714,7 @@ def zeros_like(input, dtype=None, name=None, layout=None):  # noqa: A002
     return apply("fill_like", (t, _scalar(0, dt)))
 
 
+@tf_export("ones_like")
 def ones_like(input, dtype=None, name=None, layout=None):  # noqa: A002
     """Ones with `input`'s shape, of `dtype` (default: `input`'s)."""
     t = convert_to_tensor(input)
@@ -695,6 +725,7 @@ def ones_like(input, dtype=None, name=None, layout=None):  # noqa: A002
 _RANGE_HIERARCHY = (D.int32, D.int64, D.float32, D.float64)
 
 
+@tf_export("range")
 def range(start, limit=None, delta=1, dtype=None, name="range"):  # noqa: A001
     """start, start + delta, ... below `limit` (above it for negative delta). Without
     `dtype`: int32 for Python ints, float32 if any is a float; tensors bring their dtype and
@@ -742,6 +773,7 @@ def range(start, limit=None, delta=1, dtype=None, name="range"):  # noqa: A001
                                             "delta": nums[2], "dtype": dt}, dyn)
 
 
+@tf_export("linspace")
 def linspace(start, stop, num, name=None, axis=0):
     """`num` evenly spaced values from `start` to `stop` inclusive, along a new `axis`
     (start and stop may be tensors: they broadcast). Integer inputs give float64."""
@@ -777,6 +809,7 @@ def linspace(start, stop, num, name=None, axis=0):
     return apply("concat", (first, mid, last), {"axis": ax})
 
 
+@tf_export("linalg.eye", "eye")
 def eye(num_rows, num_columns=None, batch_shape=None, dtype=D.float32, name=None):
     """Identity matrix (ones on the main diagonal) of shape `batch_shape + [rows, columns]`."""
     n = _int(num_rows, "eye", "num_rows")
@@ -791,6 +824,7 @@ def eye(num_rows, num_columns=None, batch_shape=None, dtype=D.float32, name=None
     return broadcast_to(diag, batch + (n, m))
 
 
+@tf_export("one_hot")
 def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None, name=None):
     """`on_value` where the new `axis` (default last) equals the index, else `off_value`;
     indices outside [0, depth) give an all-off row."""
@@ -843,18 +877,21 @@ def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None
 
 
 # --- shape queries ------------------------------------------------------------------------
+@tf_export("shape")
 def shape(input, out_type=None, name=None):  # noqa: A002
     """The shape of `input` as a 1-D int32 (or `out_type`) tensor."""
     t = convert_to_tensor(input)
     return apply("shape", (t,), {"out_type": D.as_dtype(out_type or D.int32)})
 
 
+@tf_export("size")
 def size(input, out_type=None, name=None):  # noqa: A002
     """The number of elements of `input` as a scalar int32 (or `out_type`) tensor."""
     t = convert_to_tensor(input)
     return apply("size", (t,), {"out_type": D.as_dtype(out_type or D.int32)})
 
 
+@tf_export("rank")
 def rank(input, name=None):  # noqa: A002
     """The number of dims of `input`, a scalar int32 tensor."""
     t = convert_to_tensor(input)
@@ -872,6 +909,7 @@ def _direction(direction, opname):
     return direction == "DESCENDING"
 
 
+@tf_export("sort")
 def sort(values, axis=-1, direction="ASCENDING", name=None):
     """Values sorted along `axis` (NaN counts as the largest)."""
     t = convert_to_tensor(values)
@@ -879,6 +917,7 @@ def sort(values, axis=-1, direction="ASCENDING", name=None):
     return apply("sort", (t,), {"axis": _int(axis, "sort", "axis"), "descending": desc})
 
 
+@tf_export("argsort")
 def argsort(values, axis=-1, direction="ASCENDING", stable=False, name=None):
     """int32 indices that sort `values` along `axis`. Always stable: equal values keep their
     order (as TF's is in practice)."""
@@ -888,7 +927,8 @@ def argsort(values, axis=-1, direction="ASCENDING", stable=False, name=None):
                                    "stable": bool(stable)})
 
 
-# --- boolean_mask (issue 11): TF's composition, reshape + where + gather ----------------
+# --- boolean_mask: TF's composition, reshape + where + gather ---------------------------
+@tf_export("boolean_mask")
 def boolean_mask(tensor, mask, axis=None, name="boolean_mask"):
     """The slices of `tensor` where `mask` (matching `tensor.shape[axis:axis+mask.rank]`) is
     true, flattened into one axis at `axis`. The result's size depends on the mask's values,
@@ -919,6 +959,3 @@ def boolean_mask(tensor, mask, axis=None, name="boolean_mask"):
 def _shape_text(dims) -> str:
     return "(" + ", ".join("None" if d is None else str(d) for d in dims) + \
         ("," if len(dims) == 1 else "") + ")"
-
-
-API_RENAMED = {"const": "constant", "fill_like": "zeros_like", "where_indices": "where"}

@@ -16,9 +16,3 @@ def relayout(value, sharding_specs, mesh_axes):
     return apply("relayout", (convert_to_tensor(value),),
                  {"sharding": ",".join(sharding_specs),
                   "mesh": ",".join(f"{n}={s}" for n, s in mesh_axes)})
-
-
-API_RENAMED = {
-    "all_reduce": "distribute.ReplicaContext.all_reduce",
-    "relayout": "experimental.dtensor.relayout",
-}

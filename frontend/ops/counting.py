@@ -12,18 +12,21 @@ import numpy as np
 from ...ir import dtypes as D
 from ...ir import errors
 from ..dispatch import apply, convert_pair, convert_to_tensor
+from ..export import tf_export
 from . import math as _m
 
 Unique = collections.namedtuple("Unique", ["y", "idx"])
 UniqueWithCounts = collections.namedtuple("UniqueWithCounts", ["y", "idx", "count"])
 
 
+@tf_export("unique")
 def unique(x, out_idx=D.int32, name=None):
     """The distinct values of the 1-D `x` in order of first appearance, and for each element
     its index among them."""
     return Unique(*apply("unique", (convert_to_tensor(x),), {"out_idx": D.as_dtype(out_idx)}))
 
 
+@tf_export("unique_with_counts")
 def unique_with_counts(x, out_idx=D.int32, name=None):
     """`unique` plus how many times each distinct value occurs."""
     return UniqueWithCounts(*apply("unique_with_counts", (convert_to_tensor(x),),
@@ -42,6 +45,7 @@ def _length(v, what):
                         f"got {v!r}") from None
 
 
+@tf_export("math.bincount")
 def bincount(arr, weights=None, minlength=None, maxlength=None, dtype=D.int32, name=None,
              axis=None, binary_output=False):
     """How often each value in [0, length) occurs in `arr` (summed `weights` instead when
@@ -65,6 +69,7 @@ def bincount(arr, weights=None, minlength=None, maxlength=None, dtype=D.int32, n
                                         "binary_output": bool(binary_output)})
 
 
+@tf_export("searchsorted")
 def searchsorted(sorted_sequence, values, side="left", out_type=D.int32, name=None):
     """Insertion points of `values` in the rows of `sorted_sequence` (same leading dims):
     before equal entries for side "left", after them for "right"."""
@@ -76,6 +81,7 @@ def searchsorted(sorted_sequence, values, side="left", out_type=D.int32, name=No
                                                "out_type": D.as_dtype(out_type)})
 
 
+@tf_export("histogram_fixed_width")
 def histogram_fixed_width(values, value_range, nbins=100, dtype=D.int32, name=None):
     """Counts of `values` in `nbins` equal bins spanning `value_range` = [lo, hi]; values
     below lo count in the first bin, values at or above hi in the last (TF's kernel rule:

@@ -16,6 +16,7 @@ from ...ir import dtypes as D
 from ...ir import errors
 from ...ir.shapes import format_shape
 from ..dispatch import convert_to_tensor
+from ..export import tf_export
 from . import math as _m
 
 _NOT_PROVIDED = ("bicubic", "area", "lanczos3", "lanczos5", "gaussian", "mitchellcubic")
@@ -53,6 +54,7 @@ def _static_size(size):
     return [operator.index(s.item() if hasattr(s, "item") else s) for s in size]
 
 
+@tf_export("image.resize")
 def resize(images, size, method="bilinear", preserve_aspect_ratio=False, antialias=False,
            name=None):
     """Resize `images` ([batch,] height, width, channels) to `size` = [height, width].
@@ -110,6 +112,7 @@ def _from_float(x, dt):
     return _m.saturate_cast(_m.multiply(x, np.float32(dt.max + 0.5)), dt)
 
 
+@tf_export("image.adjust_contrast")
 def adjust_contrast(images, contrast_factor):
     """(x - mean) * contrast_factor + mean, the mean taken per image and channel over height
     and width. Integer images are scaled to [0, 1] floats and back (saturating), as TF's."""

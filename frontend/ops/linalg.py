@@ -12,8 +12,10 @@ from ...ir.errors import InvalidArgumentError
 from ...ir.registry import InferenceError
 from ...ir.shapes import format_shape
 from ..dispatch import _is_tensor_like, apply, convert_pair, convert_to_tensor
+from ..export import runs, tf_export
 
 
+@tf_export("linalg.matmul", "matmul")
 def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_b=False,
            a_is_sparse=False, b_is_sparse=False, output_type=None, grad_a=False,
            grad_b=False, name=None):
@@ -49,6 +51,7 @@ def _index(v, what):
         raise TypeError(f"tensordot: {what} must be integers, got {v!r}") from None
 
 
+@tf_export("linalg.tensordot", "tensordot")
 def tensordot(a, b, axes, name=None):
     """Sum over `axes`: an int N (the last N dims of a with the first N of b) or a pair
     `[a_axes, b_axes]` (each an int or a list, matched pairwise)."""
@@ -82,6 +85,7 @@ def tensordot(a, b, axes, name=None):
     return apply("tensordot", (a, b), {"a_axes": a_axes, "b_axes": b_axes})
 
 
+@tf_export("linalg.einsum", "einsum")
 def einsum(equation, *inputs, **kwargs):
     """Einstein summation, e.g. `einsum("bij,bjk->bik", x, y)`. Without "->" the output is
     NumPy's implicit one: the labels used once, sorted (after "..." if any input has it)."""
@@ -112,6 +116,7 @@ def einsum(equation, *inputs, **kwargs):
 TopKV2 = collections.namedtuple("TopKV2", ["values", "indices"])
 
 
+@tf_export("math.top_k", "nn.top_k")
 def top_k(input, k=1, sorted=True, index_type=D.int32, name=None):  # noqa: A002
     """The `k` largest entries of the last axis, largest first, and their indices (the lower
     index first among equal values; NaN counts as largest). Returns `(values, indices)`."""
@@ -129,7 +134,7 @@ def top_k(input, k=1, sorted=True, index_type=D.int32, name=None):  # noqa: A002
     return TopKV2(values, indices)
 
 
-# --- band_part (issue 11): a select with a constant band mask ----------------------------
+# --- band_part: a select with a constant band mask ---------------------------------------
 def _band_bound(v, what, limit, dim):
     if hasattr(v, "numpy") and hasattr(v, "dtype"):
         v = v.numpy()
@@ -141,6 +146,7 @@ def _band_bound(v, what, limit, dim):
     return v
 
 
+@tf_export("linalg.band_part")
 def band_part(input, num_lower, num_upper, name=None):  # noqa: A002  (TF's name)
     """Keep the band of each innermost matrix: `num_lower` diagonals below the main one and
     `num_upper` above (negative: the whole triangle); zeros elsewhere. The band mask is a
@@ -171,30 +177,31 @@ def _matrix_positions(x):
     return reshape(range_(dims[-2]), [-1, 1]), reshape(range_(dims[-1]), [1, -1])
 
 
-# --- square-matrix solvers (issue 11) ------------------------------------------------------
+# --- square-matrix solvers -----------------------------------------------------------------
+@tf_export("linalg.inv")
+@runs("matrix_inverse")
 def inv(input, adjoint=False, name=None):  # noqa: A002  (TF's name)
     """The inverse of each innermost square matrix (of its transpose with `adjoint`)."""
     return apply("matrix_inverse", (convert_to_tensor(input),), {"adjoint": bool(adjoint)})
 
 
+@tf_export("linalg.det")
+@runs("matrix_determinant")
 def det(input, name=None):  # noqa: A002
     """The determinant of each innermost square matrix."""
     return apply("matrix_determinant", (convert_to_tensor(input),))
 
 
+@tf_export("linalg.solve")
+@runs("matrix_solve")
 def solve(matrix, rhs, adjoint=False, name=None):
     """X with matrix @ X = rhs per batch entry (matrix^T @ X with `adjoint`)."""
     matrix, rhs = convert_pair(matrix, rhs)
     return apply("matrix_solve", (matrix, rhs), {"adjoint": bool(adjoint)})
 
 
+@tf_export("linalg.cholesky")
 def cholesky(input, name=None):  # noqa: A002
     """Lower-triangular L with L @ L^T = input (only the lower triangle is read); NaN where
     the matrix is not positive definite, as TF 2.21."""
     return apply("cholesky", (convert_to_tensor(input),))
-
-
-API_RENAMED = {
-    "matrix_inverse": "linalg.inv", "matrix_determinant": "linalg.det",
-    "matrix_solve": "linalg.solve",
-}

@@ -7,6 +7,7 @@ import sys
 from ...ir import errors
 from ...runtime.kernels.logging import register_stream
 from ..dispatch import apply, convert_pair, convert_to_tensor
+from ..export import runs, tf_export
 from ..tensor import Tensor
 
 
@@ -29,6 +30,7 @@ def _stream_name(stream) -> str:
     return register_stream(stream)
 
 
+@tf_export("print")
 def print(*inputs, output_stream=None, summarize=3, sep=" ", end="\n", name=None):  # noqa: A001
     """TF's `tf.print`: tensors formatted like TF (summarize elements per dimension end)."""
     tensors, parts = [], []
@@ -44,6 +46,8 @@ def print(*inputs, output_stream=None, summarize=3, sep=" ", end="\n", name=None
                                     "summarize": summarize, "end": end})
 
 
+@tf_export("debugging.Assert", "Assert")
+@runs("assert")
 def Assert(condition, data, summarize=None, name=None):  # noqa: N802  (TF's name)
     """Raise InvalidArgumentError showing `data` when `condition` is false (when it runs)."""
     condition = convert_to_tensor(condition)
@@ -62,36 +66,42 @@ def _assert_all(opname, cond, x, y, message, summarize):
           {"message": msg, "summarize": 3 if summarize is None else summarize})
 
 
+@tf_export("debugging.assert_equal", "assert_equal")
 def assert_equal(x, y, data=None, summarize=None, message=None, name=None):
     x, y = convert_pair(x, y)
     from .math import equal
     _assert_all("x == y", equal(x, y), x, y, message, summarize)
 
 
+@tf_export("debugging.assert_none_equal")
 def assert_none_equal(x, y, data=None, summarize=None, message=None, name=None):
     x, y = convert_pair(x, y)
     from .math import not_equal
     _assert_all("x != y", not_equal(x, y), x, y, message, summarize)
 
 
+@tf_export("debugging.assert_greater", "assert_greater")
 def assert_greater(x, y, data=None, summarize=None, message=None, name=None):
     x, y = convert_pair(x, y)
     from .math import greater
     _assert_all("x > y", greater(x, y), x, y, message, summarize)
 
 
+@tf_export("debugging.assert_greater_equal")
 def assert_greater_equal(x, y, data=None, summarize=None, message=None, name=None):
     x, y = convert_pair(x, y)
     from .math import greater_equal
     _assert_all("x >= y", greater_equal(x, y), x, y, message, summarize)
 
 
+@tf_export("debugging.assert_less", "assert_less")
 def assert_less(x, y, data=None, summarize=None, message=None, name=None):
     x, y = convert_pair(x, y)
     from .math import less
     _assert_all("x < y", less(x, y), x, y, message, summarize)
 
 
+@tf_export("debugging.assert_less_equal")
 def assert_less_equal(x, y, data=None, summarize=None, message=None, name=None):
     x, y = convert_pair(x, y)
     from .math import less_equal
@@ -101,6 +111,7 @@ def assert_less_equal(x, y, data=None, summarize=None, message=None, name=None):
 _EPS = {"float16": 9.77e-4, "bfloat16": 7.81e-3, "float32": 1.19e-7, "float64": 2.22e-16}
 
 
+@tf_export("debugging.assert_near")
 def assert_near(x, y, rtol=None, atol=None, data=None, summarize=None, message=None,
                 name=None):
     """|x - y| <= atol + rtol * |y| elementwise (defaults: 10 * eps of the dtype, as TF)."""
@@ -113,6 +124,7 @@ def assert_near(x, y, rtol=None, atol=None, data=None, summarize=None, message=N
     _assert_all("x and y are close", less_equal(_abs(x - y), tol), x, y, message, summarize)
 
 
+@tf_export("debugging.assert_rank", "assert_rank")
 def assert_rank(x, rank, message=None, name=None):
     """Raise ValueError at once when the rank is known, else check when the graph runs."""
     x = convert_to_tensor(x)
@@ -129,13 +141,15 @@ def assert_rank(x, rank, message=None, name=None):
                                                "summarize": 3})
 
 
-# --- sign checks, shape checks, check_numerics (issue 11) -------------------------------
+# --- sign checks, shape checks, check_numerics ------------------------------------------
+@tf_export("debugging.assert_positive")
 def assert_positive(x, data=None, summarize=None, message=None, name=None):
     x = convert_to_tensor(x)
     from .math import greater
     _assert_all("x > 0", greater(x, convert_pair(x, 0)[1]), x, None, message, summarize)
 
 
+@tf_export("debugging.assert_non_negative")
 def assert_non_negative(x, data=None, summarize=None, message=None, name=None):
     x = convert_to_tensor(x)
     from .math import greater_equal
@@ -147,6 +161,7 @@ def _shape_error(message, text):
     return ValueError(f"{message + '.  ' if message else ''}{text} [at {errors.user_frame()}]")
 
 
+@tf_export("debugging.assert_shapes")
 def assert_shapes(shapes, data=None, summarize=None, message=None, name=None):
     """Check `[(tensor, dims), ...]`: each dim an int or a symbol (a string) that must have
     one size across all tensors. Known dims are checked while tracing (ValueError, as TF);
@@ -201,6 +216,7 @@ def _describe(x) -> str:
 _NUMERICS_DTYPES = ("bfloat16", "float16", "float32", "float64")
 
 
+@tf_export("debugging.check_numerics")
 def check_numerics(tensor, message, name=None):
     """`tensor` unchanged, after checking it holds no NaN or Inf (InvalidArgumentError
     "<message> : Tensor had NaN values", as TF). The gradient passes through unchanged."""
@@ -222,6 +238,3 @@ def check_numerics(tensor, message, name=None):
               {"message": f"{message} : Tensor had {what} values [at {errors.user_frame()}]",
                "summarize": 3})
     return x
-
-
-API_RENAMED = {"assert": "debugging.Assert"}

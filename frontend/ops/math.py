@@ -6,6 +6,7 @@ import numpy as np
 from ...ir import dtypes as D
 from ...ir import errors
 from ..dispatch import apply, convert_pair, convert_to_tensor
+from ..export import runs, tf_export
 from .axes import axes_attr
 
 
@@ -13,66 +14,79 @@ def _unary(opname, doc):
     def fn(x, name=None):
         return apply(opname, (convert_to_tensor(x),))
     fn.__doc__ = doc
-    return fn
+    return runs(opname)(fn)
 
 
 def _binary(opname, doc):
     def fn(x, y, name=None):
         return apply(opname, convert_pair(x, y))
     fn.__doc__ = doc
-    return fn
+    return runs(opname)(fn)
 
 
-negative = _unary("neg", "-x elementwise.")
-abs = _unary("abs", "|x| elementwise.")  # noqa: A001  (TF's name)
-sign = _unary("sign", "-1, 0 or 1 elementwise.")
-square = _unary("square", "x*x elementwise.")
-sqrt = _unary("sqrt", "Square root elementwise.")
-rsqrt = _unary("rsqrt", "1/sqrt(x) elementwise.")
-exp = _unary("exp", "e**x elementwise.")
-expm1 = _unary("expm1", "e**x - 1 elementwise, exact near 0.")
-log = _unary("log", "Natural logarithm elementwise.")
-log1p = _unary("log1p", "log(1 + x) elementwise, exact near 0.")
-sin = _unary("sin", "Sine elementwise.")
-cos = _unary("cos", "Cosine elementwise.")
-tan = _unary("tan", "Tangent elementwise.")
-tanh = _unary("tanh", "Hyperbolic tangent elementwise.")
-sigmoid = _unary("sigmoid", "1 / (1 + exp(-x)) elementwise.")
-erf = _unary("erf", "The Gauss error function elementwise.")
-softplus = _unary("softplus", "log(exp(x) + 1) elementwise.")
-reciprocal = _unary("reciprocal", "1/x elementwise.")
-round = _unary("round", "Round half to even elementwise.")  # noqa: A001
-floor = _unary("floor", "Largest integer not greater than x.")
-ceil = _unary("ceil", "Smallest integer not less than x.")
-logical_not = _unary("logical_not", "Boolean NOT elementwise.")
-is_nan = _unary("is_nan", "True where x is NaN.")
-is_finite = _unary("is_finite", "True where x is neither NaN nor infinite.")
+negative = tf_export("math.negative", "negative")(_unary("neg", "-x elementwise."))
+abs = tf_export("math.abs", "abs")(_unary("abs", "|x| elementwise."))  # noqa: A001  (TF's name)
+sign = tf_export("math.sign", "sign")(_unary("sign", "-1, 0 or 1 elementwise."))
+square = tf_export("math.square", "square")(_unary("square", "x*x elementwise."))
+sqrt = tf_export("math.sqrt", "sqrt")(_unary("sqrt", "Square root elementwise."))
+rsqrt = tf_export("math.rsqrt")(_unary("rsqrt", "1/sqrt(x) elementwise."))
+exp = tf_export("math.exp", "exp")(_unary("exp", "e**x elementwise."))
+expm1 = tf_export("math.expm1")(_unary("expm1", "e**x - 1 elementwise, exact near 0."))
+log = tf_export("math.log")(_unary("log", "Natural logarithm elementwise."))
+log1p = tf_export("math.log1p")(_unary("log1p", "log(1 + x) elementwise, exact near 0."))
+sin = tf_export("math.sin", "sin")(_unary("sin", "Sine elementwise."))
+cos = tf_export("math.cos", "cos")(_unary("cos", "Cosine elementwise."))
+tan = tf_export("math.tan")(_unary("tan", "Tangent elementwise."))
+tanh = tf_export("math.tanh", "nn.tanh", "tanh")(_unary("tanh", "Hyperbolic tangent elementwise."))
+sigmoid = tf_export("math.sigmoid", "nn.sigmoid", "sigmoid")(
+    _unary("sigmoid", "1 / (1 + exp(-x)) elementwise."))
+erf = tf_export("math.erf")(_unary("erf", "The Gauss error function elementwise."))
+softplus = tf_export("math.softplus", "nn.softplus")(
+    _unary("softplus", "log(exp(x) + 1) elementwise."))
+reciprocal = tf_export("math.reciprocal")(_unary("reciprocal", "1/x elementwise."))
+round = tf_export("math.round", "round")(  # noqa: A001
+    _unary("round", "Round half to even elementwise."))
+floor = tf_export("math.floor", "floor")(_unary("floor", "Largest integer not greater than x."))
+ceil = tf_export("math.ceil")(_unary("ceil", "Smallest integer not less than x."))
+logical_not = tf_export("math.logical_not", "logical_not")(
+    _unary("logical_not", "Boolean NOT elementwise."))
+is_nan = tf_export("math.is_nan")(_unary("is_nan", "True where x is NaN."))
+is_finite = tf_export("math.is_finite")(
+    _unary("is_finite", "True where x is neither NaN nor infinite."))
 neg = negative
 
-add = _binary("add", "x + y with broadcasting.")
-subtract = _binary("sub", "x - y with broadcasting.")
-multiply = _binary("mul", "x * y with broadcasting.")
+add = tf_export("math.add", "add")(_binary("add", "x + y with broadcasting."))
+subtract = tf_export("math.subtract", "subtract")(_binary("sub", "x - y with broadcasting."))
+multiply = tf_export("math.multiply", "multiply")(_binary("mul", "x * y with broadcasting."))
 divide_no_promote = _binary("div", "x / y: truncating for integers (TF's `Div`).")
-floordiv = _binary("floordiv", "floor(x / y) with broadcasting.")
-floormod = _binary("floormod", "x - floor(x / y) * y (sign of y).")
-mod = floormod
-maximum = _binary("maximum", "max(x, y) elementwise.")
-minimum = _binary("minimum", "min(x, y) elementwise.")
-equal = _binary("equal", "x == y elementwise.")
-not_equal = _binary("not_equal", "x != y elementwise.")
-less = _binary("less", "x < y elementwise.")
-less_equal = _binary("less_equal", "x <= y elementwise.")
-greater = _binary("greater", "x > y elementwise.")
-greater_equal = _binary("greater_equal", "x >= y elementwise.")
-logical_and = _binary("logical_and", "Boolean AND elementwise.")
-logical_or = _binary("logical_or", "Boolean OR elementwise.")
+floordiv = tf_export("math.floordiv", "floordiv")(
+    _binary("floordiv", "floor(x / y) with broadcasting."))
+floormod = tf_export("math.floormod", "floormod")(
+    _binary("floormod", "x - floor(x / y) * y (sign of y)."))
+mod = tf_export("math.mod")(floormod)
+maximum = tf_export("math.maximum", "maximum")(_binary("maximum", "max(x, y) elementwise."))
+minimum = tf_export("math.minimum", "minimum")(_binary("minimum", "min(x, y) elementwise."))
+equal = tf_export("math.equal", "equal")(_binary("equal", "x == y elementwise."))
+not_equal = tf_export("math.not_equal", "not_equal")(_binary("not_equal", "x != y elementwise."))
+less = tf_export("math.less", "less")(_binary("less", "x < y elementwise."))
+less_equal = tf_export("math.less_equal", "less_equal")(
+    _binary("less_equal", "x <= y elementwise."))
+greater = tf_export("math.greater", "greater")(_binary("greater", "x > y elementwise."))
+greater_equal = tf_export("math.greater_equal", "greater_equal")(
+    _binary("greater_equal", "x >= y elementwise."))
+logical_and = tf_export("math.logical_and", "logical_and")(
+    _binary("logical_and", "Boolean AND elementwise."))
+logical_or = tf_export("math.logical_or", "logical_or")(
+    _binary("logical_or", "Boolean OR elementwise."))
 
 
+@tf_export("math.pow", "pow")
 def pow(x, y, name=None):  # noqa: A001
     """x ** y elementwise."""
     return apply("pow", convert_pair(x, y))
 
 
+@tf_export("math.logical_xor")
 def logical_xor(x, y, name=None):
     """Boolean XOR: (x or y) and not (x and y), as TF composes it."""
     return logical_and(logical_or(x, y), logical_not(logical_and(x, y)))
@@ -82,6 +96,8 @@ _TRUEDIV_TARGET = {D.int8: D.float32, D.int16: D.float32, D.uint8: D.float32,
                    D.int32: D.float64, D.int64: D.float64}
 
 
+@tf_export("math.truediv", "truediv")
+@runs("div")
 def truediv(x, y, name=None):
     """x / y; integers are first cast to float (int8/16 -> float32, int32/64 -> float64)."""
     x, y = convert_pair(x, y)
@@ -97,9 +113,10 @@ def truediv(x, y, name=None):
     return apply("div", (x, y))
 
 
-divide = truediv
+divide = tf_export("math.divide", "divide")(truediv)
 
 
+@tf_export("dtypes.cast", "math.cast", "cast")
 def cast(x, dtype, name=None):
     """Convert to `dtype`. Float -> int truncates toward zero; to bool is `x != 0`."""
     x = convert_to_tensor(x)
@@ -125,6 +142,7 @@ def _inner_bound(bound, src: D.DType, up: bool):
     return v
 
 
+@tf_export("math.saturate_cast", "saturate_cast")
 def saturate_cast(value, dtype, name=None):
     """Cast that first clamps to the values both dtypes can hold (+-inf and out-of-range
     values saturate; NaN casts as `cast` does)."""
@@ -143,6 +161,7 @@ def saturate_cast(value, dtype, name=None):
     return cast(value, dt)
 
 
+@tf_export("math.add_n", "add_n")
 def add_n(inputs, name=None):
     """Sum a list of same-shaped tensors."""
     ts = [convert_to_tensor(t) for t in inputs]
@@ -151,6 +170,8 @@ def add_n(inputs, name=None):
     return apply("add_n", tuple(ts))
 
 
+@tf_export("math.where", "where")
+@runs("select", "where_indices")
 def where(condition, x=None, y=None, name=None):
     """With x and y: elements of x where condition, else y (broadcasting). Alone: the
     coordinates of true elements, int64 `[num_true, rank]`."""
@@ -163,6 +184,7 @@ def where(condition, x=None, y=None, name=None):
     return apply("select", (condition, x, y))
 
 
+@tf_export("math.clip_by_value", "clip_by_value")
 def clip_by_value(t, clip_value_min, clip_value_max, name=None):
     """Clamp `t` to [min, max]; the bounds broadcast to `t`'s shape."""
     t, lo = convert_pair(t, clip_value_min)
@@ -170,15 +192,18 @@ def clip_by_value(t, clip_value_min, clip_value_max, name=None):
     return apply("clip_by_value", (t, lo, hi))
 
 
+@tf_export("math.scalar_mul")
 def scalar_mul(scalar, x, name=None):
     return multiply(scalar, x)
 
 
+@tf_export("math.squared_difference")
 def squared_difference(x, y, name=None):
     return square(subtract(x, y))
 
 
-# --- clipping by norm (issue 11): TF's compositions, gradients from the primitives --------
+# --- clipping by norm: TF's compositions, gradients from the primitives -------------------
+@tf_export("clip_by_norm")
 def clip_by_norm(t, clip_norm, axes=None, name=None):
     """`t * clip_norm / max(l2norm(t), clip_norm)`, the L2 norm taken over `axes` (all when
     None). An all-zero `t` stays zero (no 0/0)."""
@@ -199,6 +224,7 @@ def _tensor_list(t_list, opname):
     return [None if t is None else convert_to_tensor(t) for t in t_list]
 
 
+@tf_export("linalg.global_norm")
 def global_norm(t_list, name=None):
     """sqrt(sum of squares of every element of every tensor in `t_list`; None skipped)."""
     ts = [t for t in _tensor_list(t_list, "global_norm") if t is not None]
@@ -209,6 +235,7 @@ def global_norm(t_list, name=None):
     return sqrt(multiply(total, convert_to_tensor(2, dtype=dt)))
 
 
+@tf_export("clip_by_global_norm")
 def clip_by_global_norm(t_list, clip_norm, use_norm=None, name=None):
     """Scale every tensor by `clip_norm / max(global_norm, clip_norm)`; returns the clipped
     list (None entries kept) and the global norm. A NaN or Inf norm makes every value NaN,
@@ -222,12 +249,14 @@ def clip_by_global_norm(t_list, clip_norm, use_norm=None, name=None):
     return [None if t is None else multiply(t, cast(scale, t.dtype)) for t in ts], norm
 
 
+@tf_export("math.real")
 def real(input, name=None):  # noqa: A002  (TF's argument names)
     """The real part of a complex tensor; any other tensor is returned as it is."""
     x = convert_to_tensor(input)
     return apply("real", (x,)) if x.dtype.is_complex else x
 
 
+@tf_export("math.imag")
 def imag(input, name=None):  # noqa: A002
     """The imaginary part of a complex tensor; zeros for any other tensor."""
     x = convert_to_tensor(input)
@@ -236,12 +265,14 @@ def imag(input, name=None):  # noqa: A002
     return apply("fill_like", (x, convert_to_tensor(0, dtype=x.dtype)))
 
 
+@tf_export("math.conj")
 def conj(x, name=None):
     """The complex conjugate; any other tensor is returned as it is."""
     x = convert_to_tensor(x)
     return apply("conj", (x,)) if x.dtype.is_complex else x
 
 
+@tf_export("complex")
 def complex(real, imag, name=None):  # noqa: A001  (TF's name)
     """real + imag * 1j: complex64 from float32 parts, complex128 from float64 parts."""
     re, im = convert_to_tensor(real), convert_to_tensor(imag)
@@ -250,10 +281,3 @@ def complex(real, imag, name=None):  # noqa: A001  (TF's name)
                         f"{re.dtype.name} {im.dtype.name}. They must be consistent, and one "
                         f"of [tf.float32, tf.float64] [at {errors.user_frame()}]")
     return apply("complex", (re, im))
-
-
-
-API_RENAMED = {
-    "neg": "math.negative", "sub": "math.subtract", "mul": "math.multiply", "div": "math.divide",
-    "select": "where",
-}

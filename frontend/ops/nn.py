@@ -20,6 +20,7 @@ from ...ir.ops.nn import CONV_FORMATS, POOL_FORMATS, spatial_axes
 from .. import dispatch
 from ..context import context
 from ..dispatch import apply, convert_pair, convert_to_tensor
+from ..export import runs, tf_export
 from ..tensor import Tensor
 from . import math as _math
 from .array import _int
@@ -44,16 +45,19 @@ def _dims(t):
 
 
 # --- activations --------------------------------------------------------------------------
+@tf_export("nn.relu")
 def relu(features, name=None):
     """max(features, 0)."""
     return apply("relu", (convert_to_tensor(features),))
 
 
+@tf_export("nn.relu6")
 def relu6(features, name=None):
     """min(max(features, 0), 6)."""
     return apply("relu6", (convert_to_tensor(features),))
 
 
+@tf_export("nn.leaky_relu")
 def leaky_relu(features, alpha=0.2, name=None):
     """features if features > 0 else alpha * features; integers are first cast to float32."""
     x = convert_to_tensor(features)
@@ -62,16 +66,19 @@ def leaky_relu(features, alpha=0.2, name=None):
     return apply("leaky_relu", (x,), {"alpha": float(alpha)})
 
 
+@tf_export("nn.elu")
 def elu(features, name=None):
     """features if > 0 else exp(features) - 1."""
     return apply("elu", (convert_to_tensor(features),))
 
 
+@tf_export("nn.selu")
 def selu(features, name=None):
     """scale * elu-like(features) with the self-normalizing constants."""
     return apply("selu", (convert_to_tensor(features),))
 
 
+@tf_export("nn.gelu")
 def gelu(features, approximate=False, name=None):
     """features * Phi(features); `approximate` uses the tanh formula."""
     x = convert_to_tensor(features)
@@ -81,6 +88,7 @@ def gelu(features, approximate=False, name=None):
     return apply("gelu", (x,), {"approximate": bool(approximate)})
 
 
+@tf_export("nn.silu")
 def silu(features, beta=1.0, name=None):
     """features * sigmoid(beta * features) (a.k.a. swish)."""
     x = convert_to_tensor(features)
@@ -92,14 +100,16 @@ def silu(features, beta=1.0, name=None):
     return _math.multiply(x, _math.sigmoid(_math.multiply(beta, x)))
 
 
-swish = silu
+swish = tf_export("nn.swish")(silu)
 
 
+@tf_export("math.softmax", "nn.softmax")
 def softmax(logits, axis=None, name=None):
     """exp(logits) / sum(exp(logits)) along `axis` (default: the last)."""
     return apply("softmax", (convert_to_tensor(logits),), {"axis": _axis(axis, "softmax")})
 
 
+@tf_export("math.log_softmax", "nn.log_softmax")
 def log_softmax(logits, axis=None, name=None):
     """logits - log(sum(exp(logits))) along `axis` (default: the last)."""
     return apply("log_softmax", (convert_to_tensor(logits),),
@@ -113,6 +123,7 @@ def _require_xent_args(opname, labels, logits):
                          f"Received: labels={labels!r} and logits={logits!r}")
 
 
+@tf_export("nn.sparse_softmax_cross_entropy_with_logits")
 def sparse_softmax_cross_entropy_with_logits(labels, logits, name=None):
     """-log(softmax(logits)[labels]) per example; labels are int32/int64 class indices of
     shape logits.shape[:-1]. A label outside [0, num_classes) raises InvalidArgumentError."""
@@ -135,6 +146,7 @@ def sparse_softmax_cross_entropy_with_logits(labels, logits, name=None):
     return apply(opname, (logits, labels))
 
 
+@tf_export("nn.softmax_cross_entropy_with_logits")
 def softmax_cross_entropy_with_logits(labels, logits, axis=-1, name=None):
     """sum(-labels * log_softmax(logits)) along `axis`; labels are cast to the logits' type
     (as TF does) and broadcast against them."""
@@ -147,6 +159,7 @@ def softmax_cross_entropy_with_logits(labels, logits, axis=-1, name=None):
     return apply(opname, (logits, labels), {"axis": _axis(axis, opname)})
 
 
+@tf_export("nn.sigmoid_cross_entropy_with_logits")
 def sigmoid_cross_entropy_with_logits(labels=None, logits=None, name=None):
     """Elementwise logistic loss in TF's overflow-free form:
     max(x, 0) - x * z + log(1 + exp(-|x|)) for logits x and labels z."""
@@ -166,12 +179,14 @@ def sigmoid_cross_entropy_with_logits(labels=None, logits=None, name=None):
     return _math.add(_math.subtract(relu(logits), _math.multiply(logits, labels)), soft)
 
 
+@tf_export("nn.l2_loss")
 def l2_loss(t, name=None):
     """sum(t ** 2) / 2, a scalar."""
     return apply("l2_loss", (convert_to_tensor(t),))
 
 
 # --- normalization ------------------------------------------------------------------------
+@tf_export("nn.moments")
 def moments(x, axes, shift=None, keepdims=False, name=None):
     """(mean, variance) over `axes`; float16 is computed in float32 (as TF). `shift` is
     accepted and unused, as in TF 2."""
@@ -190,6 +205,7 @@ def moments(x, axes, shift=None, keepdims=False, name=None):
     return mean, variance
 
 
+@tf_export("nn.batch_normalization")
 def batch_normalization(x, mean, variance, offset, scale, variance_epsilon, name=None):
     """(x - mean) * scale / sqrt(variance + epsilon) + offset, composed as TF does."""
     x = convert_to_tensor(x)
@@ -201,6 +217,7 @@ def batch_normalization(x, mean, variance, offset, scale, variance_epsilon, name
     return _math.add(_math.multiply(x, _math.cast(inv, x.dtype)), _math.cast(shift, x.dtype))
 
 
+@tf_export("math.l2_normalize", "nn.l2_normalize")
 def l2_normalize(x, axis=None, epsilon=1e-12, name=None, dim=None):
     """x / sqrt(max(sum(x ** 2, axis), epsilon))."""
     from . import reduce as _reduce
@@ -228,6 +245,7 @@ def _check_axes(opname, x, axes):
                                     f"{rank} dimensions")
 
 
+@tf_export("nn.dropout")
 def dropout(x, rate, noise_shape=None, seed=None, name=None):
     """Zero each element with probability `rate` and scale the rest by 1 / (1 - rate)."""
     x = convert_to_tensor(x)
@@ -354,6 +372,7 @@ def _conv_attrs(opname, strides, padding, data_format, dilations):
 
 
 # --- bias, convolution --------------------------------------------------------------------
+@tf_export("nn.bias_add")
 def bias_add(value, bias, data_format=None, name=None):
     """value + bias, bias 1-D along the channel axis: last for None or `N...C`, axis 1 for
     `NC...`."""
@@ -371,6 +390,7 @@ def bias_add(value, bias, data_format=None, name=None):
     return apply("bias_add", (value, bias), {"data_format": fmt})
 
 
+@tf_export("nn.conv2d")
 def conv2d(input, filters, strides, padding, data_format="NHWC", dilations=None,  # noqa: A002
            name=None):
     """2-D cross-correlation of `input` [batch..., H, W, C] (or [batch..., C, H, W] for
@@ -380,6 +400,7 @@ def conv2d(input, filters, strides, padding, data_format="NHWC", dilations=None,
                                                dilations))
 
 
+@tf_export("nn.depthwise_conv2d")
 def depthwise_conv2d(input, filter, strides, padding, data_format=None,  # noqa: A002
                      dilations=None, name=None):
     """Each input channel convolved with its own `channel_multiplier` filters
@@ -393,6 +414,7 @@ def depthwise_conv2d(input, filter, strides, padding, data_format=None,  # noqa:
     return apply(opname, (x, f), attrs)
 
 
+@tf_export("nn.conv2d_transpose")
 def conv2d_transpose(input, filters, output_shape, strides, padding="SAME",  # noqa: A002
                      data_format="NHWC", dilations=None, name=None):
     """The transpose (input gradient) of conv2d: `filters` are [kh, kw, out_channels,
@@ -445,43 +467,53 @@ def _pool(opname, api, input, ksize, strides, padding, data_format, n):  # noqa:
                                 "data_format": fmt})
 
 
+@tf_export("nn.max_pool")
 def max_pool(input, ksize, strides, padding, data_format=None, name=None):  # noqa: A002
     """Max pooling over 1, 2 or 3 spatial dims (from the input's rank)."""
     return _pool("max_pool", "max_pool", input, ksize, strides, padding, data_format, None)
 
 
+@tf_export("nn.max_pool1d")
 def max_pool1d(input, ksize, strides, padding, data_format="NWC", name=None):  # noqa: A002
     return _pool("max_pool", "max_pool1d", input, ksize, strides, padding, data_format, 1)
 
 
+@tf_export("nn.max_pool2d")
+@runs("max_pool")
 def max_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None):  # noqa: A002
     """Max over each window; padding never wins and NaN is skipped (TF's CPU behavior)."""
     return _pool("max_pool", "max_pool2d", input, ksize, strides, padding, data_format, 2)
 
 
+@tf_export("nn.max_pool3d")
 def max_pool3d(input, ksize, strides, padding, data_format="NDHWC", name=None):  # noqa: A002
     return _pool("max_pool", "max_pool3d", input, ksize, strides, padding, data_format, 3)
 
 
+@tf_export("nn.avg_pool")
 def avg_pool(input, ksize, strides, padding, data_format=None, name=None):  # noqa: A002
     """Average pooling over 1, 2 or 3 spatial dims (from the input's rank)."""
     return _pool("avg_pool", "avg_pool", input, ksize, strides, padding, data_format, None)
 
 
+@tf_export("nn.avg_pool1d")
 def avg_pool1d(input, ksize, strides, padding, data_format="NWC", name=None):  # noqa: A002
     return _pool("avg_pool", "avg_pool1d", input, ksize, strides, padding, data_format, 1)
 
 
+@tf_export("nn.avg_pool2d")
+@runs("avg_pool")
 def avg_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None):  # noqa: A002
     """Mean over each window; with SAME padding only elements inside the input count."""
     return _pool("avg_pool", "avg_pool2d", input, ksize, strides, padding, data_format, 2)
 
 
+@tf_export("nn.avg_pool3d")
 def avg_pool3d(input, ksize, strides, padding, data_format="NDHWC", name=None):  # noqa: A002
     return _pool("avg_pool", "avg_pool3d", input, ksize, strides, padding, data_format, 3)
 
 
-# --- embedding_lookup (issue 11): a gather, over concatenated shards -----------------------
+# --- embedding_lookup: a gather, over concatenated shards ----------------------------------
 def _div_layout(sizes) -> bool:
     """Whether shard sizes are TF's "div" partition of their total: the first shards one row
     longer than the rest. Only then is the lookup a gather from the concatenation."""
@@ -489,6 +521,7 @@ def _div_layout(sizes) -> bool:
     return list(sizes) == [total // n + (i < total % n) for i in range(n)]
 
 
+@tf_export("nn.embedding_lookup")
 def embedding_lookup(params, ids, max_norm=None, name=None):
     """Rows of `params` (one tensor, or a list of shards split TF's "div" way) at `ids`;
     with `max_norm`, each looked-up embedding is clipped to that L2 norm."""
@@ -512,6 +545,3 @@ def embedding_lookup(params, ids, max_norm=None, name=None):
     if out.shape.rank is None or ids.shape.rank is None:
         raise ValueError("embedding_lookup: max_norm needs ids and params of known rank")
     return clip_by_norm(out, max_norm, axes=list(range(ids.shape.rank, out.shape.rank)))
-
-
-API_RENAMED = {"max_pool": "nn.max_pool2d", "avg_pool": "nn.avg_pool2d"}

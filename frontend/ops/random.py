@@ -15,6 +15,7 @@ from ...ir import errors
 from ...ir.shapes import TensorShape
 from ...runtime.kernels import random as _kernels
 from ..dispatch import convert_to_tensor, op_error
+from ..export import runs, tf_export
 from ..shape_args import apply_tensor_attrs, is_tensor_arg, tensor_arg
 from ..tensor import Tensor
 from . import math as _math
@@ -32,6 +33,7 @@ class _SeedState:
     op_seeds = _pyrandom.Random()
 
 
+@tf_export("random.set_seed")
 def set_seed(seed):
     """Set the global random seed (None unsets it) and restart every stateful random stream,
     so the same sequence of random ops gives the same values again."""
@@ -157,18 +159,24 @@ def _stateful_float(opname, api, shape, scale, shift, dtype, seed):
     return _scale_shift(rnd, scale, shift, dt)
 
 
+@tf_export("random.normal")
+@runs("random_standard_normal")
 def normal(shape, mean=0.0, stddev=1.0, dtype=D.float32, seed=None, name=None):
     """Normal samples of the given mean and standard deviation."""
     return _stateful_float("random_standard_normal", "random.normal", shape, stddev, mean,
                            dtype, seed)
 
 
+@tf_export("random.truncated_normal")
+@runs("random_truncated_normal")
 def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=D.float32, seed=None, name=None):
     """Normal samples, all within two standard deviations of the mean."""
     return _stateful_float("random_truncated_normal", "random.truncated_normal", shape, stddev,
                            mean, dtype, seed)
 
 
+@tf_export("random.uniform")
+@runs("random_uniform", "random_uniform_int")
 def uniform(shape, minval=0, maxval=None, dtype=D.float32, seed=None, name=None):
     """Uniform samples in [minval, maxval); integer dtypes need `maxval`."""
     dt = _dtype(dtype, _UNIFORM_DTYPES, "random.uniform")
@@ -202,6 +210,8 @@ def _stateless_float(opname, api, shape, seed, scale, shift, dtype, alg):
     return _scale_shift(rnd, scale, shift, dt)
 
 
+@tf_export("random.stateless_normal")
+@runs("stateless_random_normal")
 def stateless_normal(shape, seed, mean=0.0, stddev=1.0, dtype=D.float32, name=None,
                      alg="auto_select"):
     """Normal samples, a deterministic function of `seed` (an int pair, shape [2])."""
@@ -209,6 +219,8 @@ def stateless_normal(shape, seed, mean=0.0, stddev=1.0, dtype=D.float32, name=No
                             stddev, mean, dtype, alg)
 
 
+@tf_export("random.stateless_truncated_normal")
+@runs("stateless_random_truncated_normal")
 def stateless_truncated_normal(shape, seed, mean=0.0, stddev=1.0, dtype=D.float32, name=None,
                                alg="auto_select"):
     """Normal samples within two standard deviations, a deterministic function of `seed`."""
@@ -217,6 +229,8 @@ def stateless_truncated_normal(shape, seed, mean=0.0, stddev=1.0, dtype=D.float3
                             dtype, alg)
 
 
+@tf_export("random.stateless_uniform")
+@runs("stateless_random_uniform", "stateless_random_uniform_int", "stateless_random_uniform_full_int")
 def stateless_uniform(shape, seed, minval=0, maxval=None, dtype=D.float32, name=None,
                       alg="auto_select"):
     """Uniform samples in [minval, maxval), a deterministic function of `seed`. For integer
@@ -239,15 +253,3 @@ def stateless_uniform(shape, seed, minval=0, maxval=None, dtype=D.float32, name=
         maxval = 1
     rnd = _random("stateless_random_uniform", (seed,), shape, {"dtype": dt})
     return _uniform_float(rnd, minval, maxval, dt)
-
-
-API_RENAMED = {
-    "random_uniform": "random.uniform", "random_uniform_int": "random.uniform",
-    "random_standard_normal": "random.normal",
-    "random_truncated_normal": "random.truncated_normal",
-    "stateless_random_uniform": "random.stateless_uniform",
-    "stateless_random_uniform_int": "random.stateless_uniform",
-    "stateless_random_uniform_full_int": "random.stateless_uniform",
-    "stateless_random_normal": "random.stateless_normal",
-    "stateless_random_truncated_normal": "random.stateless_truncated_normal",
-}

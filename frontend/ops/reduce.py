@@ -5,6 +5,7 @@ from ...ir import dtypes as D
 from ...ir import errors
 from ...ir.errors import InvalidArgumentError
 from ..dispatch import apply, convert_to_tensor, op_error
+from ..export import runs, tf_export
 from . import math as _m
 from .axes import axes_attr as _axes, axis_int as _int
 
@@ -17,20 +18,28 @@ def _reduction(opname, doc):
         return apply(opname, (x,), {"axis": _axes(axis, opname), "keepdims": bool(keepdims)})
     fn.__name__ = opname
     fn.__doc__ = doc
-    return fn
+    return runs(opname)(fn)
 
 
-reduce_sum = _reduction("reduce_sum", "Sum over `axis` (all axes when None); ints wrap.")
-reduce_mean = _reduction("reduce_mean", "Mean over `axis`; integer means truncate toward 0.")
-reduce_prod = _reduction("reduce_prod", "Product over `axis`; 1 for an empty axis.")
-reduce_max = _reduction("reduce_max", "Maximum over `axis`; NaN propagates; the lowest value "
-                                      "(-inf for floats) for an empty axis.")
-reduce_min = _reduction("reduce_min", "Minimum over `axis`; NaN propagates; the highest value "
-                                      "(+inf for floats) for an empty axis.")
-reduce_any = _reduction("reduce_any", "Logical OR over `axis` of a bool tensor.")
-reduce_all = _reduction("reduce_all", "Logical AND over `axis` of a bool tensor.")
+reduce_sum = tf_export("math.reduce_sum", "reduce_sum")(
+    _reduction("reduce_sum", "Sum over `axis` (all axes when None); ints wrap."))
+reduce_mean = tf_export("math.reduce_mean", "reduce_mean")(
+    _reduction("reduce_mean", "Mean over `axis`; integer means truncate toward 0."))
+reduce_prod = tf_export("math.reduce_prod", "reduce_prod")(
+    _reduction("reduce_prod", "Product over `axis`; 1 for an empty axis."))
+reduce_max = tf_export("math.reduce_max", "reduce_max")(
+    _reduction("reduce_max", "Maximum over `axis`; NaN propagates; the lowest value "
+               "(-inf for floats) for an empty axis."))
+reduce_min = tf_export("math.reduce_min", "reduce_min")(
+    _reduction("reduce_min", "Minimum over `axis`; NaN propagates; the highest value "
+               "(+inf for floats) for an empty axis."))
+reduce_any = tf_export("math.reduce_any", "reduce_any")(
+    _reduction("reduce_any", "Logical OR over `axis` of a bool tensor."))
+reduce_all = tf_export("math.reduce_all", "reduce_all")(
+    _reduction("reduce_all", "Logical AND over `axis` of a bool tensor."))
 
 
+@tf_export("math.reduce_logsumexp", "reduce_logsumexp")
 def reduce_logsumexp(input_tensor, axis=None, keepdims=False, name=None):
     """log(sum(exp(x))) over `axis`, computed as max + log(sum(exp(x - max))) so large inputs
     do not overflow. An infinite max is not subtracted (inf - inf would be NaN); an empty
@@ -66,13 +75,15 @@ def _arg_reduction(opname, doc):
                                     "output_type": D.as_dtype(output_type)})
     fn.__name__ = opname
     fn.__doc__ = doc
-    return fn
+    return runs(opname)(fn)
 
 
-argmax = _arg_reduction("argmax", "Index of the largest value along `axis` (0 when None); "
-                                  "ties give the first index and NaN is skipped.")
-argmin = _arg_reduction("argmin", "Index of the smallest value along `axis` (0 when None); "
-                                  "ties give the first index and NaN is skipped.")
+argmax = tf_export("math.argmax", "argmax")(
+    _arg_reduction("argmax", "Index of the largest value along `axis` (0 when None); "
+                   "ties give the first index and NaN is skipped."))
+argmin = tf_export("math.argmin", "argmin")(
+    _arg_reduction("argmin", "Index of the smallest value along `axis` (0 when None); "
+                   "ties give the first index and NaN is skipped."))
 
 
 def _scan(opname, doc):
@@ -86,21 +97,24 @@ def _scan(opname, doc):
                                     "reverse": bool(reverse)})
     fn.__name__ = opname
     fn.__doc__ = doc
-    return fn
+    return runs(opname)(fn)
 
 
-cumsum = _scan("cumsum", "Running sum along `axis`; `exclusive` starts from 0, `reverse` runs "
-                         "from the end.")
-cumprod = _scan("cumprod", "Running product along `axis`; `exclusive` starts from 1, "
-                           "`reverse` runs from the end.")
+cumsum = tf_export("math.cumsum", "cumsum")(
+    _scan("cumsum", "Running sum along `axis`; `exclusive` starts from 0, `reverse` runs "
+          "from the end."))
+cumprod = tf_export("math.cumprod")(
+    _scan("cumprod", "Running product along `axis`; `exclusive` starts from 1, "
+          "`reverse` runs from the end."))
 
-# --- variance, std, euclidean norm, tf.norm: compositions (issue 11) -----------------------
+# --- variance, std, euclidean norm, tf.norm: compositions ----------------------------------
 def _floating(x, opname):
     if not x.dtype.is_floating:
         raise TypeError(f"{opname}: Input must be either real or complex. Received integer "
                         f"type {x.dtype.name} [at {errors.user_frame()}]")
 
 
+@tf_export("math.reduce_variance")
 def reduce_variance(input_tensor, axis=None, keepdims=False, name=None):
     """Mean squared deviation from the mean over `axis` (TF's composition: two means)."""
     x = convert_to_tensor(input_tensor)
@@ -111,6 +125,7 @@ def reduce_variance(input_tensor, axis=None, keepdims=False, name=None):
                  {"axis": ax, "keepdims": bool(keepdims)})
 
 
+@tf_export("math.reduce_std")
 def reduce_std(input_tensor, axis=None, keepdims=False, name=None):
     """sqrt(reduce_variance) over `axis`."""
     x = convert_to_tensor(input_tensor)
@@ -118,6 +133,7 @@ def reduce_std(input_tensor, axis=None, keepdims=False, name=None):
     return _m.sqrt(reduce_variance(x, axis, keepdims))
 
 
+@tf_export("math.reduce_euclidean_norm")
 def reduce_euclidean_norm(input_tensor, axis=None, keepdims=False, name=None):
     """sqrt(sum(x**2)) over `axis`; integer inputs give the truncated root in their dtype."""
     x = convert_to_tensor(input_tensor)
@@ -142,6 +158,7 @@ def _norm_axes(axis):
     return ax
 
 
+@tf_export("linalg.norm", "norm")
 def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None):  # noqa: A002
     """Vector norms (`ord` 'euclidean', 1, inf or any p > 0) over one axis or the whole
     tensor, and matrix norms ('euclidean'/'fro', 1, inf) over a pair of axes, as tf.norm.

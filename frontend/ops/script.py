@@ -17,6 +17,7 @@ from ...runtime.kernels.script import FUNCTIONS, register_function
 from .. import dispatch, func_graph
 from ..context import context
 from ..dispatch import apply, convert_to_tensor
+from ..export import tf_export
 from ..tensor import Tensor
 
 # py_function token -> the user's function (the gradient runs it again).
@@ -92,11 +93,13 @@ def _script_op(opname, func, inp, Tout, eager_tensors):
     return outs[0] if single else outs
 
 
+@tf_export("py_function")
 def py_function(func=None, inp=None, Tout=None, name=None):
     """Call `func(*eager tensors)` as an op; results converted to `Tout`."""
     return _script_op("py_function", func, inp, Tout, True)
 
 
+@tf_export("numpy_function")
 def numpy_function(func=None, inp=None, Tout=None, stateful=True, name=None):
     """Call `func(*NumPy arrays)` as an op; results must have the dtypes of `Tout`."""
     return _script_op("numpy_function", func, inp, Tout, False)

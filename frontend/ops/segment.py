@@ -4,6 +4,7 @@ from __future__ import annotations
 import operator
 
 from ..dispatch import apply, convert_to_tensor
+from ..export import runs, tf_export
 
 
 def _num_segments(n, opname) -> int:
@@ -29,7 +30,7 @@ def _sorted(opname, doc):
     def fn(data, segment_ids, name=None):
         return apply(opname, (convert_to_tensor(data), convert_to_tensor(segment_ids)))
     fn.__name__, fn.__doc__ = opname, doc
-    return fn
+    return runs(opname)(fn)
 
 
 def _unsorted(opname, doc):
@@ -37,18 +38,23 @@ def _unsorted(opname, doc):
         return apply(opname, (convert_to_tensor(data), convert_to_tensor(segment_ids)),
                      {"num_segments": _num_segments(num_segments, opname)})
     fn.__name__, fn.__doc__ = opname, doc
-    return fn
+    return runs(opname)(fn)
 
 
-segment_sum = _sorted("segment_sum", "Sum of the rows of `data` per sorted segment id; "
-                                     "segment_ids[-1] + 1 segments, empty ones 0.")
-segment_mean = _sorted("segment_mean", "Mean of the rows per sorted segment id; empty "
-                                       "segments 0.")
-segment_max = _sorted("segment_max", "Maximum of the rows per sorted segment id; empty "
-                                     "segments 0.")
-unsorted_segment_sum = _unsorted("unsorted_segment_sum", "Sum of the rows of `data` per "
-                                 "segment id into `num_segments` segments; negative ids are "
-                                 "dropped.")
-unsorted_segment_max = _unsorted("unsorted_segment_max", "Maximum of the rows per segment "
-                                 "id; an empty segment holds the dtype's lowest value.")
+segment_sum = tf_export("math.segment_sum")(
+    _sorted("segment_sum", "Sum of the rows of `data` per sorted segment id; "
+            "segment_ids[-1] + 1 segments, empty ones 0."))
+segment_mean = tf_export("math.segment_mean")(
+    _sorted("segment_mean", "Mean of the rows per sorted segment id; empty "
+            "segments 0."))
+segment_max = tf_export("math.segment_max")(
+    _sorted("segment_max", "Maximum of the rows per sorted segment id; empty "
+            "segments 0."))
+unsorted_segment_sum = tf_export("math.unsorted_segment_sum")(
+    _unsorted("unsorted_segment_sum", "Sum of the rows of `data` per "
+              "segment id into `num_segments` segments; negative ids are "
+              "dropped."))
+unsorted_segment_max = tf_export("math.unsorted_segment_max")(
+    _unsorted("unsorted_segment_max", "Maximum of the rows per segment "
+              "id; an empty segment holds the dtype's lowest value."))
 

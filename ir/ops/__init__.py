@@ -1,3 +1,5 @@
-"""Op declarations, one module per family; importing this package fills `registry.OPS`."""
-from . import (math, reduce, linalg, array, nn, random, state, logging, fused,  # noqa: F401
-               strings, segment, counting, checks, script, collective)
+"""Op declarations, one module per family (`ir/families.py`); importing this package fills
+`registry.OPS`."""
+from ..families import load_families
+
+FAMILIES = load_families(__name__, __path__)

@@ -79,7 +79,10 @@ def _with_bias_and_activation(out: TT, bias: TT, axis, attrs) -> TT:
     return out
 
 
-@op("fused_matmul", ("a", "b", "bias"), attrs=MATMUL_ATTRS + ACT_ATTRS, differentiable=False)
+# Only the remapper pass creates fused ops (after tracing and differentiation): they have no
+# public API and no gradient.
+@op("fused_matmul", ("a", "b", "bias"), attrs=MATMUL_ATTRS + ACT_ATTRS, differentiable=False,
+    internal=True)
 def _fused_matmul(types, attrs):
     """act(matmul(a, b) + bias): bias is 1-D along the last axis of the product."""
     out = OPS["matmul"].infer(types[:2], _split(attrs, ("transpose_a", "transpose_b",
@@ -88,7 +91,7 @@ def _fused_matmul(types, attrs):
 
 
 @op("fused_conv2d", ("input", "filters", "bias"), attrs=CONV_ATTRS + ACT_ATTRS,
-    differentiable=False)
+    differentiable=False, internal=True)
 def _fused_conv2d(types, attrs):
     """act(conv2d(input, filters) + bias): bias is 1-D along the convolution's channel axis
     (the last for NHWC, the third from last for NCHW)."""

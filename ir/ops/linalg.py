@@ -237,7 +237,7 @@ def _top_k(types, attrs):
     return TT(t.dtype, shape), TT(idx, shape)
 
 
-# --- square-matrix solvers (issue 11): inverse, determinant, solve, Cholesky ---------------
+# --- square-matrix solvers: inverse, determinant, solve, Cholesky --------------------------
 SOLVER_DTYPES = (D.float16, D.float32, D.float64)
 
 

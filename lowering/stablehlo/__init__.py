@@ -26,9 +26,10 @@ from .core import (RULES, LoweringContext, Resource, lower_module, module_name, 
                    register_lowering)
 from ...runtime.jax_internals import chlo, hlo, ir  # noqa: F401  (for rule writers)
 
-from . import (math, reduce, linalg, array, nn, random, state, logging, fused,  # noqa: E402,F401
-               strings, checks, script)
+from ...ir.families import load_families  # noqa: E402
+
+# core and builders: the driver and the context; portable: serialized artifacts;
+# control_flow: rules for cond/case/while, which the dialect declares (no registry family).
+FAMILIES = load_families(__name__, __path__,
+                         not_families=("builders", "control_flow", "core", "portable"))
 from . import control_flow  # noqa: E402,F401
-from . import segment  # noqa: E402,F401  (issue 11)
-from . import counting  # noqa: E402,F401  (issue 11)
-from . import collective  # noqa: E402,F401  (issue 12)

@@ -217,7 +217,7 @@ def _top_k(ctx, op, x, *, k, index_type):
     return [ctx.slice(sort.results[0], start, limit), ctx.slice(sort.results[1], start, limit)]
 
 
-# --- square-matrix solvers (issue 11) ------------------------------------------------------
+# --- square-matrix solvers -----------------------------------------------------------------
 # inverse, solve and determinant share one Gauss-Jordan elimination with partial pivoting,
 # one pivot column per stablehlo.while iteration (the module stays small for any n). A
 # singular matrix divides by a zero pivot (Inf/NaN results) where the eager kernel raises, as

@@ -41,10 +41,10 @@ def register(name, fn):
     return fn
 
 
-from . import (math, reduce, linalg, array, nn, random, state, logging, fused,  # noqa: E402,F401
-               strings, segment, counting, checks, script, collective)
+from ...ir.families import load_families  # noqa: E402
 
-
+# `special` holds functions NumPy lacks, for the families' kernels.
+FAMILIES = load_families(__name__, __path__, not_families=("special",))
 
 def _attr_value(value, static):
     """A run-time attribute operand as the kernel takes the attribute: a tuple of ints for a

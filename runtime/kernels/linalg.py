@@ -57,7 +57,7 @@ def top_k(x, k, sorted, index_type):  # noqa: A002  (the op's attribute name)
     return values, idx.astype(index_type.np)
 
 
-# --- square-matrix solvers (issue 11): TF's CPU kernels' checks ----------------------------
+# --- square-matrix solvers: TF's CPU kernels' checks ---------------------------------------
 def _solver_input(a, adjoint=False):
     """float16 computes in float32; `adjoint` transposes (real dtypes)."""
     a = a.astype(np.float32) if a.dtype == np.float16 else a

@@ -198,30 +198,42 @@ def _to_nhwc(x, data_format):
 
 
 # --- convolution --------------------------------------------------------------------------
-@kernel("conv2d")
-def conv2d(x, filters, strides, padding, explicit_paddings=(), data_format="NHWC",
-           dilations=(1, 1)):
+def _conv_taps(x, filters, strides, padding, explicit_paddings, data_format, dilations):
+    """What conv2d and depthwise_conv2d share: the NHWC input's shape, the output's spatial
+    size, the accumulation dtype, `back` (restores the caller's layout) and `taps()`, which
+    yields per filter tap the input window it multiplies and the filter's weights there."""
     x4, back = _to_nhwc(x, data_format)
-    kh, kw, fin, cout = filters.shape
+    kh, kw = filters.shape[:2]
     (ho, wo), pads = _geometry(x4.shape[1:3], (kh, kw), strides, dilations, padding,
                                explicit_paddings)
-    n, cin = x4.shape[0], x4.shape[3]
-    groups = cin // fin
     acc = _acc_dtype(x.dtype)
-    out = np.zeros((n, ho, wo, cout), acc)
-    if out.size:
+
+    def taps():
         xp = _pad(x4.astype(acc, copy=False), (1, 2), pads)
         w = filters.astype(acc, copy=False)
         for i, j in itertools.product(range(kh), range(kw)):
-            patch = _window(xp, (1, 2), (i * dilations[0], j * dilations[1]), strides,
-                            (ho, wo))
+            yield (_window(xp, (1, 2), (i * dilations[0], j * dilations[1]), strides, (ho, wo)),
+                   w[i, j])
+    return x4.shape, (ho, wo), acc, back, taps
+
+
+@kernel("conv2d")
+def conv2d(x, filters, strides, padding, explicit_paddings=(), data_format="NHWC",
+           dilations=(1, 1)):
+    (n, _, _, cin), (ho, wo), acc, back, taps = _conv_taps(
+        x, filters, strides, padding, explicit_paddings, data_format, dilations)
+    fin, cout = filters.shape[2:]
+    groups = cin // fin
+    out = np.zeros((n, ho, wo, cout), acc)
+    if out.size:
+        for patch, w in taps():
             if groups == 1:
-                out += np.tensordot(patch, w[i, j], axes=([3], [0]))
+                out += np.tensordot(patch, w, axes=([3], [0]))
             else:
                 # Group g of the input channels feeds output channels g*cout/groups...
                 out += np.einsum("nhwgc,cgo->nhwgo",
                                  patch.reshape(n, ho, wo, groups, fin),
-                                 w[i, j].reshape(fin, groups, cout // groups)
+                                 w.reshape(fin, groups, cout // groups)
                                  ).reshape(n, ho, wo, cout)
     return back(out.astype(x.dtype))
 
@@ -229,20 +241,13 @@ def conv2d(x, filters, strides, padding, explicit_paddings=(), data_format="NHWC
 @kernel("depthwise_conv2d")
 def depthwise_conv2d(x, filters, strides, padding, explicit_paddings=(), data_format="NHWC",
                      dilations=(1, 1)):
-    x4, back = _to_nhwc(x, data_format)
-    kh, kw, c, mult = filters.shape
-    (ho, wo), pads = _geometry(x4.shape[1:3], (kh, kw), strides, dilations, padding,
-                               explicit_paddings)
-    n = x4.shape[0]
-    acc = _acc_dtype(x.dtype)
+    (n, _, _, _), (ho, wo), acc, back, taps = _conv_taps(
+        x, filters, strides, padding, explicit_paddings, data_format, dilations)
+    c, mult = filters.shape[2:]
     out = np.zeros((n, ho, wo, c, mult), acc)
     if out.size:
-        xp = _pad(x4.astype(acc, copy=False), (1, 2), pads)
-        w = filters.astype(acc, copy=False)
-        for i, j in itertools.product(range(kh), range(kw)):
-            patch = _window(xp, (1, 2), (i * dilations[0], j * dilations[1]), strides,
-                            (ho, wo))
-            out += patch[..., None] * w[i, j]
+        for patch, w in taps():
+            out += patch[..., None] * w
     return back(out.reshape(n, ho, wo, c * mult).astype(x.dtype))
 
 

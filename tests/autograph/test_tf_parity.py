@@ -243,7 +243,7 @@ CASES = {
     "while_reads_variable": (variable_in_while_test, 2, 2, 2, SAME),
     "while_reads_variable_zero": (variable_in_while_test, 0, 0, 0, SAME),
     # TF 2.21: [1. 1.]; under XLA TF raises InvalidArgumentError (shapes change), flowjit
-    # UnimplementedError (the XLA error classes are issue 10's item 4)
+    # UnimplementedError (XLA's failures are not mapped onto TF's error classes here)
     "unknown_rank_shape_invariant": (unknown_rank_invariant, 2, [1.0, 1.0], [1.0, 1.0], None),
     # TF 2.21: TypeError "... found return value of type generator, which is not a Tensor ..."
     "generator_returned": (returns_generator, 2, None,

@@ -7,7 +7,8 @@ import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-# The issue 14 rows every run must report (quick sizes: chains of 200 and 40 steps).
+# The rows of the project's benchmark table every run must report (quick sizes: chains of
+# 200 and 40 steps).
 EXPECTED = ["cached call x*2+1 f32[4], XLA", "cached call x*2+1 f32[4], executor",
             "while loop 100 iterations, executor", "while loop 100 iterations, XLA",
             "MLP 64-32-32-10 b16 SGD step, executor steady", "MLP step, XLA steady",

@@ -1,5 +1,5 @@
-"""TF 2.21's trace-time semantics, error classes and ConcreteFunction surface (issue 10, items
-2, 4, 5). Every expectation was recorded by running the same code under TensorFlow 2.21."""
+"""TF 2.21's trace-time semantics, error classes and ConcreteFunction surface. Every
+expectation was recorded by running the same code under TensorFlow 2.21."""
 import numpy as np
 import pytest
 

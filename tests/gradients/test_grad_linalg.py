@@ -69,7 +69,7 @@ def invertible(*shape):
     return u(*shape) + shape[-1] * np.eye(shape[-1])
 
 
-# Square-matrix solvers (issue 11). Cholesky's gradient is TF's symmetric one, which finite
+# Square-matrix solvers. Cholesky's gradient is TF's symmetric one, which finite
 # differences of a kernel reading only the lower triangle do not give: tested on its own below.
 CASES += [
     Case("matrix_inverse", [invertible(2, 3, 3)], tag="batch"),

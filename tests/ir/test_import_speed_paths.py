@@ -1,4 +1,4 @@
-"""The shortcuts that keep tracing and import fast (issue 14.3) change no result: the
+"""The shortcuts that keep tracing and import fast change no result: the
 collector's state is restored, repeated constants stay distinct where their bits differ,
 locations still name the user's lines, and the specializer copies only graphs it changes."""
 import gc

@@ -19,6 +19,7 @@ import pytest
 import flowjit as tf
 from flowjit.ir import dtypes as D
 from flowjit.lowering.stablehlo import RULES
+from helpers import tensordot_equation
 from xla_helpers import TOL, is_float, run_xla, run_eager, wrap_int as _wrap
 
 MATMUL_DTYPES = [D.float16, D.bfloat16, D.float32, D.float64, D.int32, D.int64]
@@ -131,7 +132,6 @@ def test_matmul_nan_and_inf_propagate():
 
 
 # --- tensordot -----------------------------------------------------------------------------
-LETTERS = "abcdefghij"
 TENSORDOT_CASES = [((2, 3, 4), (4, 3, 5), [1, 2], [1, 0]), ((2, 3), (4,), [], []),
                    ((3,), (3,), [0], [0]), ((2, 3, 4), (3, 4, 2), [-2, -1], [0, 1]),
                    ((), (), [], []), ((2, 0), (0, 3), [1], [0]), ((3, 2), (2, 3), [0, 1], [1, 0])]
@@ -141,13 +141,7 @@ def tensordot_ref(a, b, axes_a, axes_b):
     """tensordot as an explicit einsum (float64 / Python ints): an independent route."""
     axes_a = [x % a.ndim for x in axes_a]
     axes_b = [x % b.ndim for x in axes_b]
-    la = list(LETTERS[:a.ndim])
-    lb = list(LETTERS[a.ndim:a.ndim + b.ndim])
-    for i, j in zip(axes_a, axes_b):
-        lb[j] = la[i]
-    out = [c for i, c in enumerate(la) if i not in axes_a] + \
-          [c for j, c in enumerate(lb) if j not in axes_b]
-    eq = f"{''.join(la)},{''.join(lb)}->{''.join(out)}"
+    eq = tensordot_equation(a.ndim, b.ndim, axes_a, axes_b)
     ex = np.einsum(eq, exact(a), exact(b))
     bound = np.einsum(eq, np.abs(exact(a)), np.abs(exact(b))) if is_float(a.dtype) else None
     return ex, bound

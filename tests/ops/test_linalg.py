@@ -17,7 +17,7 @@ from hypothesis.extra import numpy as hnp
 import flowjit as tf
 from flowjit.ir.errors import InvalidArgumentError
 from flowjit.ir.registry import OPS, TT, InferenceError
-from helpers import RTOL, assert_close, is_float, rand, shapes
+from helpers import RTOL, assert_close, is_float, rand, shapes, tensordot_equation
 from helpers import dtype_ids as ids
 from helpers import wrap_int as wrap
 
@@ -161,18 +161,9 @@ def test_matmul_errors():
 
 
 # --- tensordot --------------------------------------------------------------------------------
-LETTERS = "abcdefghij"
-
-
 def einsum_ref(a, b, axes_a, axes_b):
     """tensordot written as an explicit einsum in float64/object: an independent route."""
-    la = list(LETTERS[:a.ndim])
-    lb = list(LETTERS[a.ndim:a.ndim + b.ndim])
-    for i, j in zip(axes_a, axes_b):
-        lb[j] = la[i]
-    out = [c for i, c in enumerate(la) if i not in axes_a] + \
-          [c for j, c in enumerate(lb) if j not in axes_b]
-    eq = f"{''.join(la)},{''.join(lb)}->{''.join(out)}"
+    eq = tensordot_equation(a.ndim, b.ndim, axes_a, axes_b)
     if is_float(a.dtype):
         return np.einsum(eq, a.astype(np.float64), b.astype(np.float64)), eq
     return np.einsum(eq, a.astype(object), b.astype(object)), eq

@@ -1,4 +1,4 @@
-"""Regressions of issue 13's ten bugs; each expectation is TF 2.21's recorded behaviour."""
+"""Regression tests of ten fixed bugs; each expectation is TF 2.21's recorded behaviour."""
 from __future__ import annotations
 
 import numpy as np

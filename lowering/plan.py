@@ -12,7 +12,7 @@ from ..ir.dialect import CaseOp, CondOp, CreateTokenOp, DfOp, TokenType, WhileOp
     from_xdsl_type
 from ..ir.errors import UnimplementedError
 from ..runtime.executor import Plan
-from ..runtime.steps import CASE, COND, MANY, NONE, ONE, WHILE, StepLabel
+from ..runtime.steps import CASE, COND, MANY, NONE, ONE, WHILE, Loop, Step, StepLabel
 from ..runtime.kernels import KERNELS, bind_attr_operands
 
 
@@ -123,8 +123,8 @@ class _Builder:
                 continue
             if kind == "df":
                 step = self._kernel_step(op)
-                if step[5].op == "const":          # evaluated once, at plan time
-                    self.constants[step[3]] = step[1](**step[4])
+                if step.label.op == "const":          # evaluated once, at plan time
+                    self.constants[step.outs] = step.fn(**step.attrs)
                 else:
                     steps.append(step)
             elif kind is not None:
@@ -137,12 +137,12 @@ class _Builder:
     def _cond_step(self, op):
         outs = self._outs(op.results)
         branches = (self._region(op.then_region), self._region(op.else_region))
-        return (COND, None, self._ins([op.pred]), outs, branches, _label(op))
+        return Step(COND, None, self._ins([op.pred]), outs, branches, _label(op))
 
     def _case_step(self, op):
         outs = self._outs(op.results)
         branches = tuple(self._region(r) for r in op.branches)
-        return (CASE, None, self._ins([op.index]), outs, branches, _label(op))
+        return Step(CASE, None, self._ins([op.index]), outs, branches, _label(op))
 
     def _kernel_step(self, op):
         name = op.opdef.name
@@ -156,10 +156,10 @@ class _Builder:
         if op.opdef.tensor_attrs and len(ins) > len(op.opdef.inputs):
             fn = bind_attr_operands(op.opdef, fn, attrs)
         if len(outs) == 0:
-            return (NONE, fn, ins, (), attrs, label)
+            return Step(NONE, fn, ins, (), attrs, label)
         if len(outs) == 1:  # kernels return a bare array for one result (as in eager)
-            return (ONE, fn, ins, outs[0], attrs, label)
-        return (MANY, fn, ins, outs, attrs, label)
+            return Step(ONE, fn, ins, outs[0], attrs, label)
+        return Step(MANY, fn, ins, outs, attrs, label)
 
     def _region(self, region):
         block = region.block
@@ -175,5 +175,5 @@ class _Builder:
         body_steps = self.steps_for(body_b)
         body_yields = self._ins(body_b.last_op.operands)
         outs = self._outs(op.results)
-        attrs = (cond_steps, cond_args, cond_yield, body_steps, body_args, body_yields)
-        return (WHILE, None, self._ins(op.inits), outs, attrs, _label(op))
+        loop = Loop(cond_steps, cond_args, cond_yield, body_steps, body_args, body_yields)
+        return Step(WHILE, None, self._ins(op.inits), outs, loop, _label(op))

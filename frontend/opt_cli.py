@@ -27,6 +27,7 @@ entry points of installed packages are loaded first (frontend/plugins.py).
 from __future__ import annotations
 
 import argparse
+import bisect
 import io
 import re
 import sys
@@ -74,32 +75,41 @@ def _message(e: BaseException) -> str:
 
 
 # --- parsing with op positions ------------------------------------------------------------
+class LineIndex:
+    """The offsets where a text's lines start, so an offset's (line, col) is a binary search:
+    xDSL's own locations count the newlines from the start of the input, once per op."""
+
+    def __init__(self, text: str, first_line: int = 1):
+        self.starts = [0] + [m.end() for m in re.finditer("\n", text)]
+        self.first_line = first_line   # the line of the input file that `text` starts on
+
+    def line_col(self, offset: int) -> tuple:
+        i = bisect.bisect_right(self.starts, offset) - 1
+        return i + self.first_line, offset - self.starts[i] + 1
+
+
 def _parser_class():
     from xdsl.parser import Parser
 
     class TrackingParser(Parser):
-        """Remembers where each op starts, so verifier errors can name the line."""
+        """Remembers the offset where each op starts, so verifier errors can name the line."""
 
         def __init__(self, ctx, text, name):
+            self.op_starts: dict = {}
             super().__init__(ctx, text, name)
-            self.op_locations: dict = {}
 
         def parse_operation(self):
-            start = self._current_token.span
+            start = self._current_token.span.start
             op = super().parse_operation()
-            loc = start.get_location()
-            self.op_locations[op] = (loc.line, loc.col)
+            self.op_starts[op] = start
             return op
 
     return TrackingParser
 
 
-def _line_col(text: str, offset: int) -> tuple:
-    return text.count("\n", 0, offset) + 1, offset - (text.rfind("\n", 0, offset) + 1) + 1
-
-
-def parse(text: str, name: str):
-    """-> (module, {op: (line, col)}); raises _Failed with a Diag for malformed input."""
+def parse(text: str, name: str, first_line: int = 1):
+    """-> (module, {op: (line, col)}); raises _Failed with a Diag for malformed input.
+    `text` starts on line `first_line` of the file (a split chunk)."""
     from xdsl.dialects.builtin import ModuleOp
     from xdsl.utils.exceptions import ParseError
 
@@ -108,31 +118,32 @@ def parse(text: str, name: str):
     printing._patch_parser()
     if not _COMMENT.sub("", text).strip():  # nothing but comments: an empty module
         return ModuleOp([]), {}
-    parser = _parser_class()(context(), text, name)
+    index = LineIndex(text, first_line)
+    parser = None
     try:
+        parser = _parser_class()(context(), text, name)  # lexes the first token
         module = parser.parse_module()
     except ParseError as e:
-        loc = e.span.get_location()
-        line, col = loc.line, loc.col
+        line, col = index.line_col(e.span.start)
         m = re.match(r"Operation (\S+) is not registered", e.msg)
         if m:  # xDSL points after the name; point at it
             at = text.rfind(m.group(1), 0, e.span.start + 1)
             if at >= 0:
-                line, col = _line_col(text, at)
+                line, col = index.line_col(at)
         m = re.match(r"values used but not defined: \[%([^,\]]+)", e.msg)
         if m:  # xDSL reports these at the end of the input; point at the first use
             code = _COMMENT.sub(lambda c: " " * len(c.group()), text)
             use = re.search(r"%" + re.escape(m.group(1)) + r"(?![\w$.-])", code)
             if use:
-                line, col = _line_col(text, use.start())
+                line, col = index.line_col(use.start())
         raise _Failed([Diag(e.msg, line, col)]) from None
     except Exception as e:  # noqa: BLE001 - an attribute or op builder rejected the text
-        loc = parser._current_token.span.get_location()
-        raise _Failed([Diag(_message(e), loc.line, loc.col)]) from None
-    locs = parser.op_locations
+        at = parser._current_token.span.start if parser is not None else 0
+        raise _Failed([Diag(_message(e), *index.line_col(at))]) from None
+    locs = {op: index.line_col(start) for op, start in parser.op_starts.items()}
     if module not in locs:  # implicit module: place it at its first op
         first = next(iter(module.body.block.ops), None)
-        locs[module] = locs.get(first, (1, 1))
+        locs[module] = locs.get(first, (first_line, 1))
     return module, locs
 
 
@@ -159,11 +170,14 @@ def _op_text(op) -> str:
 def _dominance(module, locs: dict) -> list:
     """MLIR's SSA dominance rule, which xDSL's verifier does not check: an operand is defined
     by an earlier op of its block or of an enclosing block, or is an enclosing block's
-    argument. A Diag per violating use."""
+    argument. A Diag per violating use. One set of visible values, grown on entering a block
+    and shrunk on leaving it (a copy per block would cost the values above it)."""
     diags = []
+    visible: set = set()
 
-    def walk(block, visible: set):
-        visible = visible | set(block.args)
+    def walk(block):
+        defined = list(block.args)
+        visible.update(defined)
         for op in block.ops:
             for i, v in enumerate(op.operands):
                 if v not in visible:
@@ -172,12 +186,14 @@ def _dominance(module, locs: dict) -> list:
                                       f"use", line, col))
             for region in op.regions:
                 for b in region.blocks:
-                    walk(b, visible)
+                    walk(b)
             visible.update(op.results)
+            defined.extend(op.results)
+        visible.difference_update(defined)
 
     for region in module.regions:
         for b in region.blocks:
-            walk(b, set())
+            walk(b)
     return diags
 
 
@@ -360,11 +376,12 @@ def lower(module, locs, target: str, args) -> str:
 
 
 # --- driver ------------------------------------------------------------------------------------
-def process(text: str, filename: str, args, passes, stderr, timings: list) -> str:
-    """One input (or split chunk; `text` keeps the file's line numbering) -> output text;
+def process(text: str, filename: str, args, passes, stderr, timings: list,
+            first_line: int = 1) -> str:
+    """One input (or split chunk, starting on line `first_line` of the file) -> output text;
     raises _Failed."""
     t0 = time.perf_counter()
-    module, locs = parse(text, filename)
+    module, locs = parse(text, filename, first_line)
     t1 = time.perf_counter()
     timings.append(("parse", t1 - t0, ""))
     diags = verify(module, locs)
@@ -383,17 +400,18 @@ def process(text: str, filename: str, args, passes, stderr, timings: list) -> st
     return out
 
 
-def _chunks(text: str, split: bool) -> list:
-    """Parts of the input, each padded with newlines so that line numbers stay the file's."""
+def _chunks(text: str, split: bool):
+    """(first line, text) of each part of the input, one at a time: a part is a slice of the
+    input, numbered by where it starts in the file."""
     if not split:
-        return [text]
-    out = []
-    start = 0
-    for m in list(SPLIT_MARKER.finditer(text)) + [None]:
-        end = m.start() if m else len(text)
-        out.append("\n" * text.count("\n", 0, start) + text[start:end])
-        start = m.end() if m else len(text)
-    return out
+        yield 1, text
+        return
+    start, line = 0, 1
+    for m in SPLIT_MARKER.finditer(text):
+        yield line, text[start:m.start()]
+        line += text.count("\n", start, m.end())
+        start = m.end()
+    yield line, text[start:]
 
 
 # `// expected-error@+1 {{message}}`
@@ -413,8 +431,16 @@ class Expectation:
 
 def expectations(lines: list) -> list:
     only_comment = [bool(re.match(r"^\s*//\s*expected-", ln)) for ln in lines]
+    # the nearest line above / below each line that is not only an expectation comment
+    above, below = [0] * (len(lines) + 2), [len(lines) + 1] * (len(lines) + 2)
+    for i in range(1, len(lines) + 1):
+        above[i] = above[i - 1] if i > 1 and only_comment[i - 2] else i - 1
+    for i in range(len(lines), 0, -1):
+        below[i] = below[i + 1] if i < len(lines) and only_comment[i] else i + 1
     out = []
     for i, ln in enumerate(lines, 1):
+        if "expected-" not in ln:
+            continue
         for m in _EXPECT.finditer(ln):
             kind, where, msg = m.group(1), m.group(2), m.group(3)
             if where is None:
@@ -422,10 +448,7 @@ def expectations(lines: list) -> list:
             elif where == "@unknown":
                 target = None
             elif where in ("@above", "@below"):
-                step = -1 if where == "@above" else 1
-                target = i + step
-                while 0 < target <= len(lines) and only_comment[target - 1]:
-                    target += step
+                target = above[i] if where == "@above" else below[i]
             else:
                 target = i + int(where[1:])
             out.append(Expectation(kind, target, msg, i, m.start() + 1))
@@ -434,13 +457,17 @@ def expectations(lines: list) -> list:
 
 def check_expectations(diags: list, expected: list, filename: str, lines: list, stderr) -> bool:
     ok = True
+    errors_by_line: dict = {}
+    for e in expected:
+        if e.kind == "error":
+            errors_by_line.setdefault(e.line, []).append(e)
     for d in diags:
         if d.file is not None:  # a bad pipeline is no diagnostic of the input
             stderr.write(d.format(filename, lines) + "\n")
             ok = False
             continue
-        for e in expected:
-            if not e.matched and e.kind == "error" and e.line == d.line and e.message in d.message:
+        for e in errors_by_line.get(d.line, ()):
+            if not e.matched and e.message in d.message:
                 e.matched = True
                 break
         else:
@@ -576,7 +603,7 @@ def main(argv=None) -> int:
         stderr.write(f"flowjit-opt: error: cannot read '{filename}': "
                      f"{getattr(e, 'strerror', None) or e}\n")
         return 1
-    lines = text.splitlines()
+    lines = text.split("\n")   # numbered as the parser numbers them: by \n only
 
     passes = []
     diags: list = []
@@ -585,9 +612,10 @@ def main(argv=None) -> int:
     try:
         if args.passes:
             passes = parse_pipeline_spec(args.passes)
-        for chunk in _chunks(text, args.split_input_file):
+        for first_line, chunk in _chunks(text, args.split_input_file):
             try:
-                outputs.append(process(chunk, filename, args, passes, stderr, timings))
+                outputs.append(process(chunk, filename, args, passes, stderr, timings,
+                                       first_line))
             except _Failed as f:
                 diags += f.args[0]
     except _Failed as f:  # a bad pipeline: nothing ran

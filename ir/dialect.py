@@ -14,6 +14,8 @@ Custom assembly (all ops share it):
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from xdsl.dialects.builtin import (DYNAMIC_INDEX, ArrayAttr, BFloat16Type, BytesAttr,
                                    ComplexType, DenseArrayBase,
@@ -187,9 +189,13 @@ def decode_attr(attr: Attribute, kind: str = "any"):
         ty = attr.get_type()
         dt = dtype_of(ty.element_type)
         if dt.kind == "c":
-            return np.frombuffer(attr.data.data, dt.np.newbyteorder("<")).astype(
-                dt.np).reshape(ty.get_shape())
-        return np.asarray(attr.get_values(), dtype=dt.np).reshape(ty.get_shape())
+            flat = np.frombuffer(attr.data.data, dt.np.newbyteorder("<")).astype(dt.np)
+        else:
+            flat = np.asarray(attr.get_values(), dtype=dt.np)
+        shape = tuple(ty.get_shape())
+        if flat.size == 1 and math.prod(shape) != 1:  # a splat stays one element, read-only
+            return np.broadcast_to(flat.reshape(()), shape)
+        return flat.reshape(shape)
     if isinstance(attr, StringsAttr):
         flat = np.empty(len(attr.values.data), dtype=object)
         flat[:] = [b.data for b in attr.values.data]

@@ -40,9 +40,27 @@ def _real(values):
     return [v for v in values if not isinstance(v.type, TokenType)]
 
 
+class _Operands:
+    """An enclosing node's operand list, which values from above are appended to (shared by
+    the node's regions), with each value's first position at hand."""
+
+    def __init__(self, values):
+        self.values = list(values)
+        self.position: dict = {}
+        for i, v in enumerate(self.values):
+            self.position.setdefault(v, i)
+
+    def index(self, value) -> int:
+        pos = self.position.get(value)
+        if pos is None:
+            pos = self.position[value] = len(self.values)
+            self.values.append(value)
+        return pos
+
+
 class _Builder:
-    """Fills one graph from one block. `operands` is the enclosing node's operand list that
-    values from above are appended to (shared by the node's regions)."""
+    """Fills one graph from one block. `operands` (an `_Operands`) is the enclosing node's,
+    which values from above join."""
 
     def __init__(self, graph, fname, new_graph, parent, operands):
         self.graph = graph
@@ -57,10 +75,7 @@ class _Builder:
         if hit is None:
             if self.parent is None:
                 raise ValueError(f"df: {value} is used before it is defined")
-            pos = next((i for i, v in enumerate(self.operands) if v is value), None)
-            if pos is None:
-                self.operands.append(value)
-                pos = len(self.operands) - 1
+            pos = self.operands.index(value)
             node = self.graph.add_placeholder(from_xdsl_type(value.type), name="outer")
             node.attrs["outer"] = pos
             hit = self.env[value] = (node, 0)
@@ -97,19 +112,19 @@ class _Builder:
 
     def _structural(self, op):
         if isinstance(op, (CondOp, CaseOp)):
-            operands = [op.operands[0]]
+            operands = _Operands([op.operands[0]])
             regions = [op.then_region, op.else_region] if isinstance(op, CondOp) \
                 else list(op.branches)
             graphs = tuple(self._nested(r, operands, f"branch_{i}")
                            for i, r in enumerate(regions))
             return ("cond" if isinstance(op, CondOp) else "case",
-                    [self.ref(v) for v in operands], {"branches": graphs})
+                    [self.ref(v) for v in operands.values], {"branches": graphs})
         if isinstance(op, WhileOp):
-            operands = _real(op.inits)
-            n = len(operands)
+            operands = _Operands(_real(op.inits))
+            n = len(operands.values)
             cg = self._nested(op.cond_region, operands, "cond")
             bg = self._nested(op.body_region, operands, "body")
-            return ("while", [self.ref(v) for v in operands],
+            return ("while", [self.ref(v) for v in operands.values],
                     {"cond_graph": cg, "body_graph": bg, "num_loop_vars": n})
         raise ValueError(f"df: cannot export op {op.name}")
 

@@ -27,6 +27,54 @@ def _patch_parser():
     # so one stray `"` in a long line hangs the parser. The same language, unrolled:
     MLIRLexer._unescaped_characters_regex = re.compile(
         r'"[^"\\\n\v\f]*(?:\\(?:["nt\\]|[0-9A-Fa-f]{2})[^"\\\n\v\f]*)*"')
+    attribute_parser.AttrParser.parse_dense_int_or_fp_elements_attr = _parse_dense
+
+
+def _parse_dense(self, type):
+    """xDSL's `dense<...>` parser, except that a splat (one element for a whole tensor type,
+    `dense<2.0> : tensor<10000000xf32>`) keeps its one element instead of a copy per element
+    of the type: readers of the attribute (`ir/constants.py`, `dialect.decode_attr`, the
+    lowering) see a splat as raw bytes of one element and broadcast it."""
+    import math
+
+    from xdsl.dialects.builtin import BytesAttr, DenseIntOrFPElementsAttr, TensorType
+
+    self.parse_punctuation("<", " in dense attribute")
+    literal = hex_text = None
+    if self.parse_optional_punctuation(">") is None:
+        hex_text = self.parse_optional_str_literal()
+        if hex_text is None:
+            literal = self._parse_tensor_literal()
+        self.parse_punctuation(">", " in dense attribute")
+    if type is None:
+        self.parse_punctuation(":", " in dense attribute")
+        type = self._parse_dense_literal_type()
+    shape = list(type.get_shape())
+    count = math.prod(shape)
+    element = type.element_type
+    if hex_text is not None:
+        try:
+            raw = bytes.fromhex(hex_text[2:])
+        except ValueError:
+            self.raise_error("Hex string in denseAttr is invalid")
+        if len(raw) not in (element.compile_time_size, count * element.compile_time_size):
+            self.raise_error(f"Shape mismatch in dense literal. Expected {count} elements "
+                             f"from the type, but got {len(raw) // element.compile_time_size} "
+                             f"elements.")
+        return DenseIntOrFPElementsAttr(type, BytesAttr(raw))
+    if literal is None:
+        if count != 0:
+            self.raise_error("Expected at least one element in the dense literal, but got None")
+        return DenseIntOrFPElementsAttr.from_list(type, [])
+    elements, literal_shape = literal
+    values = [e.to_type(self, element) for e in elements]
+    if literal_shape and literal_shape != shape:
+        self.raise_error(f"Shape mismatch in dense literal. Expected {shape} shape from the "
+                         f"type, but got {literal_shape} shape.")
+    if len(values) == 1 and count > 1:   # a splat: the one element's bytes
+        one = DenseIntOrFPElementsAttr.from_list(TensorType(element, []), values)
+        return DenseIntOrFPElementsAttr(type, one.data)
+    return DenseIntOrFPElementsAttr.from_list(type, values)
 
 
 def parse_module(text: str):

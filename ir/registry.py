@@ -199,15 +199,20 @@ def check_size(tt) -> None:
     shape = tt.shape
     if not shape or None in shape:
         return
+    check_bytes(shape, tt.dtype.size or 8, tt.dtype.name)
+
+
+def check_bytes(shape, itemsize: int, type_name: str = "string") -> None:
+    """`check_size` for a static shape whose elements take `itemsize` bytes each (a string
+    op's result states its length: `as_string`'s width)."""
     n = 1
     for d in shape:
         n *= d
-    if n <= 2**24:   # the common case: far below any limit
+    if n <= 2**24 and n * itemsize <= 2**28:   # the common case: far below any limit
         return
     dims = ",".join(map(str, shape))
     if n > _MAX_ELEMENTS:
         raise InferenceError(f"Shape [{dims}] would have more than 2**63 - 1 elements")
-    itemsize = tt.dtype.size or 8
     if n * itemsize > _MAX_BYTES:
         raise InferenceError(f"OOM when allocating tensor with shape[{dims}] and type "
-                             f"{tt.dtype.name}", ResourceExhaustedError)
+                             f"{type_name}", ResourceExhaustedError)

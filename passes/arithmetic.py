@@ -98,7 +98,9 @@ def _is_neutral(tt, raw, which) -> bool:
     n = 1
     for d in tt.shape:
         n *= d
-    return raw == e * n or (n > 1 and raw == e)   # full, or a splat stored once
+    if len(raw) == len(e):   # one element, or a splat stored once
+        return raw == e
+    return len(raw) == len(e) * n and raw == e * n
 
 
 # Ops whose every element is one operand's (scalar) constant: `tf.ones`/`tf.zeros` are a

@@ -82,6 +82,13 @@ def _run(argv, stdin_text=None) -> tuple:
     return rc, out.getvalue(), err.getvalue()
 
 
+def _messages(err: str) -> list:
+    """The messages of `flowjit-opt`'s diagnostics, without the echoed input lines under
+    them (the input's own text, `array<i64 4, -1>`, may look like a Python repr)."""
+    return [ln.split(" error: ", 1)[1] if " error: " in ln else ln
+            for ln in err.splitlines() if " error: " in ln or ln.startswith("note: ")]
+
+
 def check(text: str, path: str, lower: bool) -> str:
     """'clean' (a located diagnostic, or output that parses again) or what went wrong."""
     with open(path, "w", encoding="utf-8") as f:
@@ -90,7 +97,7 @@ def check(text: str, path: str, lower: bool) -> str:
     rc, out, err = _run(argv)
     if "Traceback" in err or "internal error" in err:
         return f"traceback: {err.strip()[:300]}"
-    if _PY_REPR.search(err):
+    if any(_PY_REPR.search(m) for m in _messages(err)):
         return f"python repr: {err.strip()[:300]}"
     if rc != 0:
         return "clean" if _LOCATED.search(err) else f"unlocated: {err.strip()[:300]}"

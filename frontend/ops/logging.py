@@ -2,6 +2,7 @@
 program order eagerly and inside traced functions."""
 from __future__ import annotations
 
+import itertools
 import sys
 
 from ...ir import errors
@@ -33,17 +34,23 @@ def _stream_name(stream) -> str:
 @tf_export("print")
 def print(*inputs, output_stream=None, summarize=3, sep=" ", end="\n", name=None):  # noqa: A001
     """TF's `tf.print`: tensors formatted like TF (summarize elements per dimension end)."""
-    tensors, parts = [], []
-    for x in inputs:
-        if _is_tensor_like(x):
-            tensors.append(convert_to_tensor(x))
-            parts.append("{}")
-        else:
-            parts.append(str(x).replace("{", "{{").replace("}", "}}"))
+    tensors = [convert_to_tensor(x) for x in inputs if _is_tensor_like(x)]
+    placeholder, template = _template(inputs, sep, len(tensors))
     summarize = -1 if summarize is None else int(summarize)
-    apply("print", tuple(tensors), {"template": sep.join(parts),
+    apply("print", tuple(tensors), {"template": template, "placeholder": placeholder,
                                     "stream": _stream_name(output_stream),
                                     "summarize": summarize, "end": end})
+
+
+def _template(inputs, sep: str, slots: int) -> tuple:
+    """(placeholder, template): the printed text with a placeholder for each tensor, one
+    that the other text does not hold (`{}`, else `{0}`, `{1}`, ...), as TF picks one."""
+    texts = [None if _is_tensor_like(x) else str(x) for x in inputs]
+    for k in itertools.count(-1):  # ends: the text holds finitely many `{k}`
+        placeholder = "{}" if k < 0 else f"{{{k}}}"
+        template = sep.join(placeholder if t is None else t for t in texts)
+        if template.count(placeholder) == slots:
+            return placeholder, template
 
 
 @tf_export("debugging.Assert", "Assert")

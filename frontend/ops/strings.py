@@ -51,8 +51,8 @@ def strip(input, name=None):  # noqa: A002
 
 @tf_export("strings.regex_full_match")
 def regex_full_match(input, pattern, name=None):  # noqa: A002
-    """Whether each whole string matches `pattern` (a Python string; TF's is RE2 syntax,
-    which Python's `re` reads the same for the common subset)."""
+    """Whether each whole string matches `pattern` (RE2 syntax, as TF: linear-time matching;
+    backreferences and lookaround are InvalidArgumentError)."""
     return apply("regex_full_match", (_string(input),), {"pattern": str(pattern)})
 
 

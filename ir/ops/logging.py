@@ -7,14 +7,23 @@ from ..registry import InferenceError, op
 
 
 @op("print", ("inputs*",), attrs=(("template", "str"), ("stream", "str", "stderr"),
-                                  ("summarize", "int", 3), ("end", "str", "\n")),
+                                  ("summarize", "int", 3), ("end", "str", "\n"),
+                                  ("placeholder", "str", "{}")),
     stateful=True, differentiable=False)
 def _print(types, attrs):
-    """Formats `template` (one `{}` per input tensor) and writes it to the named stream."""
-    if attrs["template"].count("{}") != len(types):
-        raise InferenceError(f"print template has {attrs['template'].count('{}')} slots for "
-                             f"{len(types)} tensors")
+    """Writes `template` to the named stream, each `placeholder` replaced by the next input
+    tensor; the rest of the template is literal text (never a format spec)."""
+    slots = placeholder_count(attrs["template"], attrs["placeholder"])
+    if slots != len(types):
+        raise InferenceError(f"print template has {slots} slots for {len(types)} tensors")
     return ()
+
+
+def placeholder_count(template: str, placeholder: str) -> int:
+    """How many times `placeholder` occurs in `template` (an empty one is refused)."""
+    if not placeholder:
+        raise InferenceError("the placeholder of a template must not be empty")
+    return template.count(placeholder)
 
 
 @op("assert", ("condition", "data*"), attrs=(("message", "str", ""), ("summarize", "int", 3)),

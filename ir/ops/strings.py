@@ -3,11 +3,12 @@ from numbers, joins and the scalar split. None is differentiable, and XLA has no
 so every one runs only eagerly and in the graph executor."""
 from __future__ import annotations
 
-import re
-
 from .. import dtypes as D
+from ..errors import InvalidArgumentError
 from ..infer import INDEX, NUMERIC, TT, broadcast, broadcast_all, check_dtype, reduce_shape
-from ..registry import InferenceError, op
+from ..regex import compile_regex
+from ..registry import InferenceError, check_bytes, op
+from .logging import placeholder_count
 
 UNITS = ("BYTE", "UTF8_CHAR")
 NUMBER_TYPES = (D.float32, D.float64, D.int32, D.int64)
@@ -47,12 +48,12 @@ op("string_strip", ("input",), differentiable=False)(_elementwise("StringStrip")
 
 @op("regex_full_match", ("input",), attrs=(("pattern", "str"),), differentiable=False)
 def _regex_full_match(types, attrs):
-    """Whether each whole string matches `pattern` (Python `re` syntax)."""
+    """Whether each whole string matches `pattern` (RE2 syntax, as TF)."""
     check_string(types[0], 0, "StaticRegexFullMatch")
     try:
-        re.compile(attrs["pattern"].encode())
-    except re.error as e:
-        raise InferenceError(f"Invalid pattern: {attrs['pattern']}, error: {e}") from None
+        compile_regex(attrs["pattern"])
+    except InvalidArgumentError as e:
+        raise InferenceError(e.message) from None
     return TT(D.bool_, types[0].shape)
 
 
@@ -84,7 +85,7 @@ def _string_split(types, attrs):
                                           ("summarize", "int", 3)), differentiable=False)
 def _string_format(types, attrs):
     """The template with each placeholder replaced by the next input, formatted as tf.print."""
-    slots = attrs["template"].count(attrs["placeholder"])
+    slots = placeholder_count(attrs["template"], attrs["placeholder"])
     if slots != len(types):
         raise InferenceError(f"The template expects {slots} tensors, but the inputs only has "
                              f"{len(types)}. Please ensure the number of placeholders in "
@@ -104,7 +105,18 @@ def _as_string(types, attrs):
         raise InferenceError(f"precision not supported for datatype {types[0].dtype.name}")
     if len(attrs["fill"]) > 1:
         raise InferenceError(f"Fill string must be one or fewer characters: {attrs['fill']}")
-    return TT(D.string, types[0].shape)
+    if attrs["fill"] and attrs["fill"] not in PRINTF_FLAGS:  # the fill is a printf flag
+        raise InferenceError(f"Fill argument not supported: \"{attrs['fill']}\"")
+    width = attrs["width"]
+    if not -2**31 <= width < 2**31:
+        raise InferenceError(f"Attr width has value {width} out of range for an int32")
+    shape = types[0].shape
+    if width > 0 and shape is not None and None not in shape:
+        check_bytes(shape, width)  # every element padded to `width` characters
+    return TT(D.string, shape)
+
+
+PRINTF_FLAGS = (" ", "+", "-", "0", "#")
 
 
 @op("string_to_number", ("string_tensor",), attrs=(("out_type", "dtype", D.float32),),

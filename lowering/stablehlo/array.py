@@ -53,8 +53,8 @@ def _const(ctx, op, *_):
     value = _const_value(op)
     # A uniform constant (zeros, ones) becomes a broadcast scalar: the module stays small
     # however large the tensor, and XLA folds the broadcast.
-    if value.size > 1 and _uniform(value):
-        return ctx.splat(value.reshape(-1)[0], ctx.result_type(op))
+    if value.size > 1 and (not any(value.strides) or _uniform(value)):  # a splat view, or equal
+        return ctx.splat(value.flat[0], ctx.result_type(op))
     return ctx.constant(value)
 
 

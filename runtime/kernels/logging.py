@@ -65,12 +65,19 @@ def _ends(a, n):
     return list(a[:n]) + list(a[-n:])
 
 
+def fill_template(template: str, placeholder: str, texts) -> str:
+    """`template` with each `placeholder` replaced by the next of `texts`: the template is
+    data from the graph, never a format spec (TF's `tf.strings.format` semantics)."""
+    parts = template.split(placeholder)
+    return parts[0] + "".join(t + p for t, p in zip(texts, parts[1:]))
+
+
 @kernel("print")
-def print_(*inputs, template, stream, summarize, end):
+def print_(*inputs, template, stream, summarize, end, placeholder):
     # TF prints a scalar string bare; inside tensors strings are quoted
-    text = template.format(*(x[()].decode("utf-8", "backslashreplace")
-                             if x.dtype == object and x.ndim == 0
-                             else format_tensor(x, summarize) for x in map(np.asarray, inputs)))
+    text = fill_template(template, placeholder, (
+        x[()].decode("utf-8", "backslashreplace") if x.dtype == object and x.ndim == 0
+        else format_tensor(x, summarize) for x in map(np.asarray, inputs)))
     out = _STREAMS[stream]()
     out.write(text + end)
     out.flush()

@@ -3,13 +3,12 @@ Python's bytes methods over the elements and returns arrays (0-d for scalars), n
 `bytes`."""
 from __future__ import annotations
 
-import re
-
 import numpy as np
 
 from ...ir.errors import InvalidArgumentError
+from ...ir.regex import compile_regex
 from . import kernel
-from .logging import format_tensor
+from .logging import fill_template, format_tensor
 
 _WHITESPACE = b" \t\n\v\f\r"  # absl's ASCII whitespace, what TF strips and splits on
 
@@ -60,7 +59,7 @@ def string_strip(x):
 
 @kernel("regex_full_match")
 def regex_full_match(x, pattern):
-    match = re.compile(pattern.encode()).fullmatch
+    match = compile_regex(pattern).fullmatch
     return _map(lambda b: match(b) is not None, x, dtype=np.bool_)
 
 
@@ -80,8 +79,7 @@ def string_split(x, sep, maxsplit):
 
 @kernel("string_format")
 def string_format(*inputs, template, placeholder, summarize):
-    parts = template.split(placeholder)
-    text = parts[0] + "".join(format_tensor(x, summarize) + p for x, p in zip(inputs, parts[1:]))
+    text = fill_template(template, placeholder, (format_tensor(x, summarize) for x in inputs))
     return np.array(text.encode(), dtype=object)
 
 

@@ -207,4 +207,4 @@ def check_size(tt) -> None:
     itemsize = tt.dtype.size or 8
     if n * itemsize > _MAX_BYTES:
         raise InferenceError(f"OOM when allocating tensor with shape[{dims}] and type "
-                             f"{tt.dtype.name}", ResourceExhaustedError)
+                             f"{D.runtime_name(tt.dtype)}", ResourceExhaustedError)

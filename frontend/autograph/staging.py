@@ -28,7 +28,7 @@ import sys
 
 from ...ir import dtypes as D
 from ...ir import errors
-from ...ir.registry import TT
+from ...ir.registry import OPS, TT
 from ...ir.shapes import TensorShape
 from .. import control_flow, dispatch, func_graph, nest, tensor_array
 from ..func_graph import FuncGraph, GraphTensor
@@ -443,8 +443,14 @@ class TensorRange(_Iterable):
 
     @classmethod
     def from_node(cls, t):
-        a = t._node.attrs
-        return cls(a["start"], a["limit"], a["delta"], a["dtype"])
+        """The bounds of `tf.range`'s tensor `t`: its attributes, and for those computed in
+        the graph the tensors feeding them."""
+        node = t._node
+        bounds = dict(node.attrs)
+        names = OPS["range"].attr_operands(bounds)
+        for name, (src, i) in zip(names, node.inputs):
+            bounds[name] = GraphTensor(t._graph, src, i, src.out_types[i])
+        return cls(bounds["start"], bounds["limit"], bounds["delta"], bounds["dtype"])
 
     def _static(self):
         vals = [_static_value(v) for v in (self.start, self.limit, self.delta)]
@@ -572,8 +578,8 @@ def as_staged_iterable(x):
     if isinstance(x, TensorList):
         return TensorIter(x.stack()) if x.rep != "probe" else _ProbeListIter(x)
     if isinstance(x, GraphTensor):
-        if x._node.op == "range" and x._index == 0 and len(x._node.inputs) == 0:
-            return TensorRange.from_node(x)  # bounds known while tracing
+        if x._node.op == "range":
+            return TensorRange.from_node(x)  # iterated from its bounds, never materialized
         return TensorIter(x)
     if isinstance(x, Tensor) or _is_variable(x):
         return TensorIter(_as_tensor(x))

@@ -1,0 +1,78 @@
+"""Tracing keys, ConcreteFunction calls and huge shapes against TF 2.21's recorded behaviour
+(tools/record_semantics.py writes tests/data/tf_semantics.json)."""
+import json
+import math
+import os
+import re
+
+import numpy as np
+import pytest
+
+import flowjit as tf
+
+with open(os.path.join(os.path.dirname(__file__), "..", "data", "tf_semantics.json")) as _f:
+    TF = json.load(_f)
+
+
+def _core(message):
+    """TF's message without its runtime decorations ({{function_node ..}}, device, [Op:..])."""
+    message = re.sub(r"^\{\{function_node [^}]*\}\} ", "", message)
+    message = re.sub(r" on /job:\S+ by allocator \w+", "", message)
+    return re.sub(r" \[Op:.*$", "", message).strip()
+
+
+def _py(text):
+    return {"nan": float("nan"), "None": None, "True": True, "False": False}.get(text) \
+        if text in ("nan", "None", "True", "False") else eval(text)  # noqa: S307 - literals
+
+
+def test_python_literals_key_traces_by_value():
+    # TF's Literal trace type compares values: 2 and 2.0, 1 and True share a trace; NaNs match
+    rec = TF["literal_traces"]
+    traces = []
+
+    @tf.function
+    def f(x, a):
+        traces.append(a)
+        return x
+
+    counts = []
+    for a in rec["calls"]:
+        f(tf.ones([2]), _py(a))
+        counts.append(len(traces))
+    assert counts == rec["counts"]
+    assert type(traces[0]) is int and math.isnan(traces[3])  # the first value of each key
+
+
+@pytest.mark.parametrize("jit", [False, True], ids=["executor", "xla"])
+@pytest.mark.parametrize("case", ["other_width", "other_rank", "float64", "int32"])
+def test_concrete_function_called_with_other_shapes_and_dtypes(case, jit):
+    want = TF["concrete_function_calls"][case]
+    cf = tf.function(lambda x: x * 2, jit_compile=jit).get_concrete_function(
+        tf.TensorSpec([None, 3], tf.float32))
+    shape, dtype = {"other_width": ([2, 4], tf.float32), "other_rank": ([2], tf.float32),
+                    "float64": ([2, 3], tf.float64), "int32": ([2, 3], tf.int32)}[case]
+    if "error" in want:
+        text = re.sub(r"<lambda>_\d+", "<lambda>", _core(want["message"]))
+        with pytest.raises(getattr(tf.errors, want["error"]), match=re.escape(text)):
+            cf(tf.ones(shape, dtype))
+    else:
+        out = cf(tf.ones(shape, dtype))
+        assert out.shape.as_list() == want["shape"]
+        np.testing.assert_array_equal(out.numpy(), np.array(want["value"], np.float32))
+
+
+HUGE = {"zeros": lambda: tf.zeros([2**40, 2**40]), "eye": lambda: tf.eye(2**40),
+        "ones_1d": lambda: tf.ones([2**45]), "eye_columns": lambda: tf.eye(4, 2**45)}
+
+
+@pytest.mark.parametrize("case", HUGE)
+def test_huge_shapes_raise_tf_classes(case):
+    # eagerly, as TF's kernels do; a tf.function raises while tracing (TF 2.21's graphs give
+    # an empty tensor for `zeros` and a proto parse error for `eye` instead)
+    want = TF["huge_shapes"][case]
+    with pytest.raises(getattr(tf.errors, want["error"])) as info:
+        HUGE[case]()
+    assert _core(want["message"]) in str(info.value)
+    with pytest.raises((ValueError, tf.errors.ResourceExhaustedError)):
+        tf.function(HUGE[case])()

@@ -76,3 +76,47 @@ def test_huge_shapes_raise_tf_classes(case):
     assert _core(want["message"]) in str(info.value)
     with pytest.raises((ValueError, tf.errors.ResourceExhaustedError)):
         tf.function(HUGE[case])()
+
+
+# --- variables built on a Function's first call (the layer pattern) -------------------------
+class _Lazy(tf.Module):
+    def __init__(self, jit):
+        super().__init__()
+        self.v = None
+        self.w = None
+        self.__call__ = tf.function(self._call, jit_compile=jit)
+
+    def _call(self, x):
+        if self.v is None:
+            self.v = tf.Variable(tf.zeros_like(x))
+            self.w = tf.Variable(tf.random.normal([tf.shape(x)[0], 3], seed=1))
+        self.v.assign_add(x)
+        return self.v.read_value() + tf.reduce_sum(self.w) * 0
+
+
+@pytest.mark.parametrize("jit", [False, True], ids=["executor", "xla"])
+def test_variables_initialized_from_the_first_calls_inputs(jit, tmp_path):
+    # TF 2.21 (init_scope lifts the initializer): [1. 1.], then [2. 2.]; saved_model.save
+    # accepts the module; a later trace that would create a Variable raises
+    m = _Lazy(jit)
+    np.testing.assert_array_equal(m.__call__(tf.ones([2])).numpy(), [1.0, 1.0])
+    np.testing.assert_array_equal(m.__call__(tf.ones([2])).numpy(), [2.0, 2.0])
+    assert m.w.shape.as_list() == [2, 3]
+    tf.saved_model.save(m, str(tmp_path / "lazy"))
+    assert tf.saved_model.load(str(tmp_path / "lazy")) is not None
+    # TF 2.21: ValueError "Dimension 0 in both shapes must be equal, but are 2 and 3. ..."
+    with pytest.raises(ValueError, match="shape"):
+        m.__call__(tf.ones([3]))
+
+
+def test_a_variable_created_on_every_trace_still_raises():
+    @tf.function
+    def f(x):
+        return tf.Variable(tf.zeros_like(x)).read_value()
+
+    # TF 2.21 (already on the first call, whose second trace refuses creation): ValueError
+    # "tf.function only supports singleton tf.Variables created on the first call. Make sure the tf.Variable is only created once or created outside
+    # tf.function. ..."
+    with pytest.raises(ValueError, match="only supports singleton tf.Variables created on "
+                                         "the first call"):
+        f(tf.ones([2]))

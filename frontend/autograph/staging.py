@@ -927,13 +927,18 @@ class _LoopSpec:
             raise TypeError(f"'{name}' has dtype {tt.dtype.name} before the loop, but dtype "
                             f"{t.dtype.name} after one iteration")
         shape = _tt_of(t).shape
-        allowed = _as_shape(invariant if invariant is not None else tt.shape)
-        if not allowed.is_compatible_with(TensorShape.from_tuple(shape)):
-            raise ValueError(f"'{name}' has shape {_shape_str(tt.shape)} before the loop, but "
-                             f"shape {_shape_str(shape)} after one iteration. Use "
-                             f"tf.autograph.experimental.set_loop_options to set shape "
-                             f"invariants.")
+        if invariant is None:
+            if not control_flow.is_subshape(shape, tt.shape):
+                raise ValueError(f"'{name}' has shape {_shape_str(tt.shape)} before the loop, "
+                                 f"but shape {_shape_str(shape)} after one iteration. Use "
+                                 f"tf.autograph.experimental.set_loop_options to set shape "
+                                 f"invariants.")
+        elif not control_flow.is_subshape(shape, _as_shape(invariant).as_tuple()):
+            raise ValueError(f"'{name}' has shape {_shape_str(shape)} after one iteration, "
+                             f"which does not conform with the shape invariant "
+                             f"{_as_shape(invariant)}.")
         return t
+
 
 
 # --- probes -----------------------------------------------------------------------------------

@@ -120,3 +120,45 @@ def test_a_variable_created_on_every_trace_still_raises():
     with pytest.raises(ValueError, match="only supports singleton tf.Variables created on "
                                          "the first call"):
         f(tf.ones([2]))
+
+
+# --- loop variables whose shape changes (AutoGraph and tf.while_loop) -----------------------
+def _grow_unknown(n):
+    x = tf.constant([1.0])
+    i = 0
+    while i < n:
+        x = tf.concat([x, x[:i]], 0)
+        i += 1
+    return x
+
+
+def _grow_unknown_for(n):
+    x = tf.constant([1.0])
+    for _ in tf.range(n):
+        x = tf.boolean_mask(tf.concat([x, x], 0), tf.concat([x, x], 0) > 0)
+    return x
+
+
+@pytest.mark.parametrize("fn", [_grow_unknown, _grow_unknown_for], ids=["while", "for"])
+def test_loop_variable_from_known_to_unknown_shape_raises(fn):
+    # TF 2.21: ValueError "'x' has shape (1,) before the loop, but shape (None,) after one
+    # iteration. Use tf.autograph.experimental.set_loop_options to set shape invariants."
+    with pytest.raises(ValueError, match=re.escape(
+            "'x' has shape (1,) before the loop, but shape (None,) after one iteration. Use "
+            "tf.autograph.experimental.set_loop_options to set shape invariants.")):
+        tf.function(fn)(tf.constant(3))
+
+
+def test_while_loop_variable_from_known_to_unknown_shape_raises():
+    # TF 2.21: ValueError "Input tensor 'Const:0' enters the loop with shape (1,), but has
+    # shape (None,) after one iteration. To allow the shape to vary across iterations, use
+    # the `shape_invariants` argument of tf.while_loop to specify a less-specific shape."
+    @tf.function
+    def f(n):
+        return tf.while_loop(lambda i, x: i < n,
+                             lambda i, x: (i + 1, tf.concat([x, x[:i]], 0)),
+                             (0, tf.constant([1.0])))
+
+    with pytest.raises(ValueError, match=r"enters the loop with shape \(1,\), but has shape "
+                                         r"\(None,\) after one iteration"):
+        f(tf.constant(3))

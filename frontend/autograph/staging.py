@@ -365,6 +365,9 @@ def _merge_leaf(name, a, b, g_t, g_f, outs_t, outs_f):
                          else None, a.delta if a.delta == b.delta else None)
     if not _is_tensor_leaf(a) and not _is_tensor_leaf(b) and _py_equal(a, b):
         return _Const(a)
+    for value, branch in ((a, "main"), (b, "else")):
+        if value is None:
+            raise ValueError(f"'{name}' is None at the end of the {branch} branch.")
     try:
         ta = _in_graph(g_t, a)
         tb = _in_graph(g_f, b)

@@ -162,3 +162,39 @@ def test_while_loop_variable_from_known_to_unknown_shape_raises():
     with pytest.raises(ValueError, match=r"enters the loop with shape \(1,\), but has shape "
                                          r"\(None,\) after one iteration"):
         f(tf.constant(3))
+
+
+# --- AutoGraph conditionals and string addition ----------------------------------------------
+def _none_in_main(x):
+    if x > 0:
+        y = None
+    else:
+        y = x
+    return y
+
+
+def _none_in_else(x):
+    if x > 0:
+        y = x
+    else:
+        y = None
+    return y
+
+
+@pytest.mark.parametrize("fn,branch", [(_none_in_main, "main"), (_none_in_else, "else")])
+def test_none_as_a_branch_value_of_a_tensor_if(fn, branch):
+    # TF 2.21: ValueError "'y' is None at the end of the main branch." (else: "... else ...")
+    with pytest.raises(ValueError, match=re.escape(f"'y' is None at the end of the {branch} "
+                                                   f"branch.")):
+        tf.function(fn)(tf.constant(1))
+
+
+@pytest.mark.parametrize("mode", ["eager", "graph"])
+def test_plus_concatenates_strings(mode):
+    # TF 2.21: tf.constant(["x", "y"]) + tf.constant("b") -> [b'xb', b'yb']; "p" + b -> b'pb'
+    def f(a, b):
+        return a + b, "p" + b, tf.add(b, b)
+
+    fn = f if mode == "eager" else tf.function(f)
+    out = fn(tf.constant(["x", "y"]), tf.constant("b"))
+    assert [np.asarray(o.numpy()).tolist() for o in out] == [[b"xb", b"yb"], b"pb", b"bb"]

@@ -115,8 +115,8 @@ def test_a_variable_created_on_every_trace_still_raises():
         return tf.Variable(tf.zeros_like(x)).read_value()
 
     # TF 2.21 (already on the first call, whose second trace refuses creation): ValueError
-    # "tf.function only supports singleton tf.Variables created on the first call. Make sure the tf.Variable is only created once or created outside
-    # tf.function. ..."
+    # "tf.function only supports singleton tf.Variables created on the first call. Make sure
+    # the tf.Variable is only created once or created outside tf.function. ..."
     with pytest.raises(ValueError, match="only supports singleton tf.Variables created on "
                                          "the first call"):
         f(tf.ones([2]))

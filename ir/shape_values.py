@@ -163,5 +163,6 @@ _MAX_RANGE = 1024  # a range used as a shape is short; a long one is data, left 
 
 
 _RULES = {"const": _const, "range": _range, "shape": _shape, "size": _size,
-          "strided_slice": _strided_slice, "expand_dims": _expand_dims, "concat": _concat, "reshape": _reshape,
+          "strided_slice": _strided_slice, "expand_dims": _expand_dims, "concat": _concat,
+          "reshape": _reshape,
           **dict.fromkeys(_BINARY, _binary), **dict.fromkeys(_UNARY, _unary)}

@@ -10,6 +10,8 @@ from __future__ import annotations
 import inspect
 import itertools
 
+from ..ir import dtypes as D
+from ..ir import errors
 from . import backends, compilation, func_graph, function_call, trace_type
 from .program import Program
 from .specs import TensorSpec
@@ -86,13 +88,25 @@ class ConcreteFunction:
         flat = []
         key = trace_type.key_and_flat(tuple(args), flat)
         if not trace_type.accepts(self.trace_key, key) and len(flat) == self.num_args:
-            raise TypeError(f"ConcreteFunction {self._name} was traced for "
-                            f"{trace_type.describe(self.trace_key)}, called with "
-                            f"{trace_type.describe(key)}")
+            self._check_dtypes(flat)  # TF runs tensors of any shape, refuses other dtypes
+            if not trace_type.accepts(trace_type.without_shapes(self.trace_key),
+                                      trace_type.without_shapes(key)):
+                raise TypeError(f"ConcreteFunction {self._name} was traced for "
+                                f"{trace_type.describe(self.trace_key)}, called with "
+                                f"{trace_type.describe(key)}")
         if len(flat) != self.num_args:
             raise TypeError(f"ConcreteFunction {self._name} takes {self.num_args} tensor "
                             f"argument(s), got {len(flat)}")
         return function_call.call_flat(self, flat)
+
+    def _check_dtypes(self, flat):
+        for i, (t, ph) in enumerate(zip(flat, self.graph.inputs)):
+            want = ph.out_types[0].dtype
+            if t.dtype is not want:
+                raise errors.InvalidArgumentError(
+                    None, self._name, f"cannot compute __inference_{self._name} as input "
+                    f"#{i}(zero-based) was expected to be a {D.runtime_name(want)} tensor but "
+                    f"is a {D.runtime_name(t.dtype)} tensor")
 
     # --- introspection --------------------------------------------------------------------
     @property
@@ -181,6 +195,8 @@ def specs_of(key, names):
             if kind is list:
                 return items
             return tuple(items) if kind is tuple else kind(*items)
+        if k[0] == trace_type.LITERAL:
+            return trace_type.literal_value(k)
         return k[1] if isinstance(k[0], type) else k
     return tuple(spec(k, n) for k, n in zip(key[1], names + [
         f"arg{i}" for i in range(len(names), len(key[1]))]))

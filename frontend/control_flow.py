@@ -245,6 +245,16 @@ def add_branch_node(g, op, selector, graphs, out_types, stateful=None, name=None
 LOOP_VAR_SHAPERS: list = []
 
 
+def is_subshape(left, right) -> bool:
+    """Whether shape tuple `left` is at least as specific as `right` (TF's loop-variable
+    check: a dim known before the loop must keep its size; an unknown one may take any)."""
+    if right is None:
+        return True
+    if left is None or len(left) != len(right):
+        return False
+    return all(r is None or a == r for a, r in zip(left, right))
+
+
 def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations=10,
                back_prop=True, swap_memory=False, maximum_iterations=None, name=None,
                static_trip_bound=None):
@@ -357,8 +367,7 @@ def _while_node(g, wcond, wbody, full, flat, tts, paths, structure, name, max_it
             raise TypeError(f"while_loop: loop variable loop_vars{path} enters the loop as "
                             f"{tt.dtype.name} but body returns {out.dtype.name} "
                             f"[at {errors.user_frame()}]")
-        if not TensorShape.from_tuple(tt.shape).is_compatible_with(
-                TensorShape.from_tuple(out._tt.shape)):
+        if not is_subshape(out._tt.shape, tt.shape):
             raise ValueError(
                 f"while_loop: input tensor loop_vars{path} enters the loop with shape "
                 f"{TensorShape.from_tuple(tt.shape)}, but has shape "

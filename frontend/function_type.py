@@ -49,6 +49,8 @@ def key_text(key) -> str:
         return f"{name}[{_items(key_text(c) for c in key[1])}]"
     if key[0] in ("V", "obj", trace_type.USER):
         return trace_type.describe(key)
+    if key[0] == trace_type.LITERAL:
+        return f"Literal[{trace_type.literal_value(key)!r}]"
     return f"Literal[{key[1]!r}]"
 
 

@@ -57,7 +57,7 @@ def _key_to_json(key):
         if isinstance(kind, tuple):
             return {"dict": [[k, _key_to_json(c)] for k, c in zip(kind[1], key[1])]}
         return {"list" if kind is list else "tuple": [_key_to_json(c) for c in key[1]]}
-    if key[0] in (type(None), bool, int, float, str):
+    if key[0] == trace_type.LITERAL and not isinstance(key[1], (bytes, tuple)):
         return {"py": key[1]}
     raise ValueError(f"saved_model.save: cannot save a function whose trace depends on "
                      f"{trace_type.describe(key)} (only tensors and plain Python constants)")
@@ -77,7 +77,7 @@ def _key_from_json(j):
     if tag in ("list", "tuple"):
         return (list if tag == "list" else tuple, tuple(_key_from_json(c) for c in v))
     if tag == "py" and (v is None or isinstance(v, (bool, int, float, str))):
-        return (type(v), v)
+        return (trace_type.LITERAL, v)
     raise ValueError(f"bad trace type {j!r}")
 
 

@@ -52,10 +52,11 @@ def is_tensor_arg(value) -> bool:
                                       and _nested_has_tensor(value))
 
 
-def tensor_arg(value, opname: str, what: str, scalar=False, dtype=None):
+def tensor_arg(value, opname: str, what: str, scalar=False, dtype=None, any_length=False):
     """(static value, run-time operand) of a shape-like argument holding tensors: the value as
     far as it is known (a tuple of int-or-None, or for `scalar` an int-or-None) and, when part
-    of it is unknown, the integer tensor that holds it (else None)."""
+    of it is unknown, the integer tensor that holds it (else None). With `any_length` a vector
+    whose length is unknown while tracing is None (the op's result has an unknown rank)."""
     t = convert_to_tensor(value, dtype_hint=dtype or D.int32)
     if not t.dtype.is_integer:
         raise _error(t, TypeError, opname, f"`{what}` has DataType {t.dtype.name} not in list "
@@ -68,6 +69,8 @@ def tensor_arg(value, opname: str, what: str, scalar=False, dtype=None):
     if scalar and isinstance(v, tuple):
         v = v[0]
     elif not scalar and not isinstance(v, tuple):
+        if rank == 1 and any_length:
+            return None, t
         if rank == 1:
             raise NotImplementedError(
                 f"{opname}: `{what}` has a length unknown while tracing ({t!r}); flowjit needs "

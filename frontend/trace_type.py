@@ -16,6 +16,8 @@ from .tensor import Tensor
 
 TENSOR = "T"
 USER = "U"   # an object's own trace type, from its `__tf_tracing_type__`
+LITERAL = "L"  # None, bool, int, float, str, bytes: keyed by value, as TF's Literal
+_NAN = ("nan",)  # TF matches NaN literals against each other though Python does not
 
 
 class TraceType:
@@ -47,7 +49,9 @@ class TracingContext:
 def key_and_flat(value, flat: list):
     """The hashable trace type of `value`; tensors found are appended to `flat`.
 
-    Leaves: `("T", dtype, shape)`, `(python type, value)`, `("V", id)`, `("obj", id)`.
+    Leaves: `("T", dtype, shape)`, `("L", value)` for a Python literal (compared by value:
+    `2`, `2.0` and `True == 1` share a trace, as in TF), `(numpy scalar type, value)`,
+    `("V", id)`, `("obj", id)`.
     Containers: `(kind, children)` where kind is list/tuple/a namedtuple class, or
     `(dict, keys)` for dicts."""
     if isinstance(value, Tensor):
@@ -62,7 +66,7 @@ def key_and_flat(value, flat: list):
         flat.append(t)
         return (TENSOR, t._dtype, value.shape)
     if value is None or isinstance(value, (bool, int, float, str, bytes)):
-        return (type(value), value)
+        return (LITERAL, _NAN if value != value else value)
     if isinstance(value, (tuple, list)):
         kind = type(value) if hasattr(value, "_fields") else type(value) is list and list or tuple
         return (kind, tuple(key_and_flat(v, flat) for v in value))
@@ -98,7 +102,8 @@ def spec_key(spec) -> tuple:
 
 
 def _is_container(k) -> bool:
-    return len(k) == 2 and k[0] not in (TENSOR, "V", "obj", USER) and isinstance(k[1], tuple)
+    return len(k) == 2 and k[0] not in (TENSOR, "V", "obj", USER, LITERAL) and \
+        isinstance(k[1], tuple)
 
 
 def accepts(general, specific) -> bool:
@@ -122,6 +127,20 @@ def accepts(general, specific) -> bool:
     if general[0] == USER:
         return specific[0] == USER and bool(specific[1].is_subtype_of(general[1]))
     return False
+
+
+def literal_value(key):
+    """The Python value a literal trace type stands for (its first caller's value)."""
+    return float("nan") if key[1] is _NAN else key[1]
+
+
+def without_shapes(key):
+    """`key` with every tensor's shape unknown (what a ConcreteFunction checks on a call)."""
+    if key[0] == TENSOR:
+        return key[:2] + (None,) + key[3:]
+    if _is_container(key):
+        return (key[0], tuple(without_shapes(c) for c in key[1]))
+    return key
 
 
 def relax(old, new):
@@ -155,6 +174,9 @@ def describe(key) -> str:
         return f"object(id={key[1]})"
     if key[0] == USER:
         return repr(key[1])
+    if key[0] == LITERAL:
+        value = literal_value(key)
+        return f"{type(value).__name__}({value!r})"
     if _is_container(key):
         kind = key[0]
         if isinstance(kind, tuple):  # dict

@@ -46,7 +46,7 @@ def _trace_once(function, args, key, may_create):
     graph = func_graph.FuncGraph(function.name)
     graph.jit_compile = bool(function.jit_compile)  # gradients of loops check it
     sym_args = _placeholders(graph, args, key, function.arg_names)
-    creator = _VariableCreator(function.name, may_create)
+    creator = _VariableCreator(function.name, may_create, _argument_values(graph, args))
     ctx = _CTX
     prev_create, ctx.create_hook = ctx.create_hook, creator
     try:
@@ -64,9 +64,10 @@ class _VariableCreator:
     initial value is computed eagerly), and refused unless the trace may create (TF's
     singleton-variable rule: only the first trace of a Function creates Variables)."""
 
-    def __init__(self, fname, may_create):
+    def __init__(self, fname, may_create, arguments):
         self._fname = fname
         self._may_create = may_create
+        self._arguments = arguments
         self.created = 0
 
     def __call__(self, initial_value, dtype):
@@ -79,7 +80,7 @@ class _VariableCreator:
         with func_graph.init_scope():
             value = initial_value() if callable(initial_value) else initial_value
             if isinstance(value, func_graph.GraphTensor):
-                value = _evaluate_constant(value)
+                value = _evaluate_constant(value, self._arguments)
             return dispatch.convert_to_tensor(value, dtype=dtype)
 
 
@@ -135,21 +136,48 @@ def _outputs(graph, out):
     return walk(out)
 
 
-def _evaluate_constant(t):
-    """Evaluate a symbolic tensor that depends on no placeholder (a Variable's initial value
-    computed inside a trace), by running its nodes' kernels eagerly."""
-    from ..runtime.kernels import KERNELS
+def _argument_values(graph, args) -> dict:
+    """Placeholder node -> the eager value the call passes for it (none when tracing from
+    TensorSpecs or inside another trace)."""
+    flat = []
+    try:
+        trace_type.key_and_flat(tuple(args), flat)
+    except TypeError:  # TensorSpecs: nothing to evaluate with
+        return {}
+    if len(flat) != len(graph.inputs):
+        return {}
+    return {ph: t._value for ph, t in zip(graph.inputs, flat) if t._value is not None}
+
+
+def _evaluate_constant(t, arguments):
+    """Evaluate a symbolic tensor (a Variable's initial value computed inside a trace) by
+    running its nodes' kernels eagerly on this call's `arguments` (TF's init_scope lifting:
+    `tf.Variable(tf.zeros_like(x))` on a Function's first call)."""
+    from ..ir.registry import OPS
     memo = {}
+
+    def placeholder_value(node):
+        cap = node.attrs.get("capture")
+        if isinstance(cap, Tensor) and cap._value is not None:
+            return cap._value
+        return arguments.get(node)
 
     def value(node, idx):
         if node not in memo:
-            if node.op == "placeholder" or node.op in ("cond", "case", "while") or node.stateful:
+            given = placeholder_value(node) if node.op == "placeholder" else None
+            if given is not None:
+                memo[node] = (Tensor._wrap(given, node.out_types[0].dtype),)
+                return memo[node][0]
+            opdef = OPS.get(node.op)
+            if opdef is None or node.op == "placeholder" or \
+                    (node.stateful and opdef.family != "random"):
                 raise ValueError(
                     f"A Variable's initial value created inside a tf.function must not depend "
-                    f"on function inputs or state (it needs {node.name}); create the "
-                    f"Variable outside the function [at {errors.user_frame()}]")
-            ins = [value(n, i) for n, i in node.inputs]
-            r = KERNELS[node.op](*ins, **node.attrs)
-            memo[node] = r if len(node.out_types) != 1 else (r,)
+                    f"on function state or on inputs traced without values (it needs "
+                    f"{node.name}); create the Variable outside the function "
+                    f"[at {errors.user_frame()}]")
+            ins = tuple(value(n, i) for n, i in node.inputs)
+            r = dispatch.apply(node.op, ins, node.attrs)  # eagerly: random ops draw too
+            memo[node] = tuple(r) if len(node.out_types) != 1 else (r,)
         return memo[node][idx]
-    return Tensor._wrap(value(t._node, t._index), t._dtype)
+    return value(t._node, t._index)

@@ -182,3 +182,12 @@ def compute_dtype(dt: DType) -> DType:
     """The type arithmetic on `dt` runs in: float32 for the half floats (rounded back once at
     the end, as the kernels do), `dt` itself otherwise."""
     return float32 if dt in HALF_FLOATS else dt
+
+
+_RUNTIME_NAMES = {"float32": "float", "float64": "double", "float16": "half"}
+
+
+def runtime_name(dt: DType) -> str:
+    """The name TF's runtime messages give `dt` (its C++ DataTypeString): `float` for
+    float32, `double` for float64, `half` for float16, the Python name otherwise."""
+    return _RUNTIME_NAMES.get(dt.name, dt.name)

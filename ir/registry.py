@@ -199,7 +199,7 @@ def check_size(tt) -> None:
     shape = tt.shape
     if not shape or None in shape:
         return
-    check_bytes(shape, tt.dtype.size or 8, tt.dtype.name)
+    check_bytes(shape, tt.dtype.size or 8, D.runtime_name(tt.dtype))
 
 
 def check_bytes(shape, itemsize: int, type_name: str = "string") -> None:

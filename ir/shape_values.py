@@ -148,6 +148,21 @@ def _reshape(node, index, leaf):
     return flat if out == (len(flat),) else None
 
 
-_RULES = {"const": _const, "shape": _shape, "size": _size, "strided_slice": _strided_slice,
-          "expand_dims": _expand_dims, "concat": _concat, "reshape": _reshape,
+def _range(node, index, leaf):
+    bounds = dict(node.attrs)
+    for i, name in enumerate(a for a in ("start", "limit", "delta") if is_partial(bounds[a])):
+        bounds[name] = _input(node, i, leaf)
+    start, limit, delta = (bounds[a] for a in ("start", "limit", "delta"))
+    if not all(isinstance(v, int) for v in (start, limit, delta)) or delta == 0:
+        return None
+    values = range(start, limit, delta)
+    return tuple(values) if len(values) <= _MAX_RANGE else None
+
+
+_MAX_RANGE = 1024  # a range used as a shape is short; a long one is data, left to run time
+
+
+_RULES = {"const": _const, "range": _range, "shape": _shape, "size": _size,
+          "strided_slice": _strided_slice, "expand_dims": _expand_dims, "concat": _concat,
+          "reshape": _reshape,
           **dict.fromkeys(_BINARY, _binary), **dict.fromkeys(_UNARY, _unary)}

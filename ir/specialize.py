@@ -63,8 +63,9 @@ class _Specializer:
             n = new.add_placeholder(tt, name=ph.name)
             n.attrs.update({k: v for k, v in ph.attrs.items() if k != "index"})
             m[ph] = n
+        live = _live_nodes(g)
         for node in g.nodes:
-            if node.op == "placeholder":
+            if node.op == "placeholder" or node not in live:
                 continue
             ins = [(m[n], i) for n, i in node.inputs]
             in_types = [n.out_types[i] for n, i in ins]
@@ -126,6 +127,22 @@ class _Specializer:
                                      f"{body_out}); XLA needs a fixed shape per loop value")
         attrs["cond_graph"], attrs["body_graph"] = cond_g, body_g
         return tuple(loop)
+
+
+def _live_nodes(g: Graph) -> set:
+    """The nodes the outputs or a stateful node need. Only those are specialized: a dead
+    node (the `tf.range` a staged loop iterates by its bounds) may hold a shape value that
+    depends on data, which XLA could not fold, and would be pruned by the passes anyway."""
+    todo = [n for n, _ in g.outputs] + [n for n in g.nodes if n.stateful]
+    live = set()
+    while todo:
+        n = todo.pop()
+        if n in live:
+            continue
+        live.add(n)
+        todo.extend(src for src, _ in n.inputs)
+        todo.extend(n.control_inputs)
+    return live
 
 
 def _fold_attr_operands(node, ins, attrs):

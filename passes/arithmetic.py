@@ -21,8 +21,9 @@ Involutions and composition:
   a transpose by the identity permutation -> x
 - `reshape(reshape(x))` -> one reshape to the outer (static) shape, or x; only when both
   results are static, so the element-count check at run time is the same one. A reshape to
-  `x`'s own type -> x (a type with a `?` dim also needs no static 0 dim: TF's -1 rule turns
-  `[0, 0]` into `[1, 0]` for a target `[-1, 0]`)
+  `x`'s own type -> x when that type has at most one `?` dim (two `?` dims may trade sizes:
+  `[4, 6]` to `[12, 2]`) and, with one, no static 0 dim (TF's -1 rule turns `[0, 0]` into
+  `[1, 0]` for a target `[-1, 0]`)
 - `squeeze(expand_dims(x, a), [a])`, `expand_dims(squeeze(x, [a]), a)` -> x (the type check
   makes the squeezed dim a static 1, so no run-time squeeze error is lost)
 - `cast(x)` to x's own dtype, `identity(x)` -> x (`stop_gradient` is kept: it matters to
@@ -219,7 +220,8 @@ class FoldReshape(RootedPattern):
                 operands=[src], result_types=[op.results[0].type], attributes=attrs))
         if out is None or out.shape is None:
             return
-        if not is_static(out) and 0 in out.shape:
+        unknown = out.shape.count(None)
+        if unknown > 1 or (unknown and 0 in out.shape):
             return
         _replace(rewriter, op, x)
 

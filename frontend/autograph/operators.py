@@ -333,19 +333,12 @@ def _flowjit_overrides():
     if not _OVERRIDES:
         from ..ops import array
 
-        def tf_range(start, limit=None, delta=1, dtype=None, name="range"):
-            args = (start,) if limit is None else (start, limit, delta)
-            if func_graph.current() is not None and _any_symbolic(args):
-                return staging.TensorRange.from_args(args, dtype)
-            return NotImplemented
-
         def tf_concat(values, axis, name="concat"):
             if isinstance(values, TensorList):
                 return concat_list(values, axis)
             return NotImplemented
 
-        _OVERRIDES.update({id(array.range): (array.range, tf_range),
-                           id(array.concat): (array.concat, tf_concat)})
+        _OVERRIDES.update({id(array.concat): (array.concat, tf_concat)})
     return _OVERRIDES
 
 

@@ -28,7 +28,7 @@ import sys
 
 from ...ir import dtypes as D
 from ...ir import errors
-from ...ir.registry import TT
+from ...ir.registry import OPS, TT
 from ...ir.shapes import TensorShape
 from .. import control_flow, dispatch, func_graph, nest, tensor_array
 from ..func_graph import FuncGraph, GraphTensor
@@ -358,6 +358,9 @@ def _merge_leaf(name, a, b, g_t, g_f, outs_t, outs_f):
                          else None, a.delta if a.delta == b.delta else None)
     if not _is_tensor_leaf(a) and not _is_tensor_leaf(b) and _py_equal(a, b):
         return _Const(a)
+    for value, branch in ((a, "main"), (b, "else")):
+        if value is None:
+            raise ValueError(f"'{name}' is None at the end of the {branch} branch.")
     try:
         ta = _in_graph(g_t, a)
         tb = _in_graph(g_f, b)
@@ -436,8 +439,14 @@ class TensorRange(_Iterable):
 
     @classmethod
     def from_node(cls, t):
-        a = t._node.attrs
-        return cls(a["start"], a["limit"], a["delta"], a["dtype"])
+        """The bounds of `tf.range`'s tensor `t`: its attributes, and for those computed in
+        the graph the tensors feeding them."""
+        node = t._node
+        bounds = dict(node.attrs)
+        names = OPS["range"].attr_operands(bounds)
+        for name, (src, i) in zip(names, node.inputs):
+            bounds[name] = GraphTensor(t._graph, src, i, src.out_types[i])
+        return cls(bounds["start"], bounds["limit"], bounds["delta"], bounds["dtype"])
 
     def _static(self):
         vals = [_static_value(v) for v in (self.start, self.limit, self.delta)]
@@ -565,8 +574,8 @@ def as_staged_iterable(x):
     if isinstance(x, TensorList):
         return TensorIter(x.stack()) if x.rep != "probe" else _ProbeListIter(x)
     if isinstance(x, GraphTensor):
-        if x._node.op == "range" and x._index == 0 and len(x._node.inputs) == 0:
-            return TensorRange.from_node(x)  # bounds known while tracing
+        if x._node.op == "range":
+            return TensorRange.from_node(x)  # iterated from its bounds, never materialized
         return TensorIter(x)
     if isinstance(x, Tensor) or _is_variable(x):
         return TensorIter(_as_tensor(x))
@@ -914,13 +923,18 @@ class _LoopSpec:
             raise TypeError(f"'{name}' has dtype {tt.dtype.name} before the loop, but dtype "
                             f"{t.dtype.name} after one iteration")
         shape = _tt_of(t).shape
-        allowed = _as_shape(invariant if invariant is not None else tt.shape)
-        if not allowed.is_compatible_with(TensorShape.from_tuple(shape)):
-            raise ValueError(f"'{name}' has shape {_shape_str(tt.shape)} before the loop, but "
-                             f"shape {_shape_str(shape)} after one iteration. Use "
-                             f"tf.autograph.experimental.set_loop_options to set shape "
-                             f"invariants.")
+        if invariant is None:
+            if not control_flow.is_subshape(shape, tt.shape):
+                raise ValueError(f"'{name}' has shape {_shape_str(tt.shape)} before the loop, "
+                                 f"but shape {_shape_str(shape)} after one iteration. Use "
+                                 f"tf.autograph.experimental.set_loop_options to set shape "
+                                 f"invariants.")
+        elif not control_flow.is_subshape(shape, _as_shape(invariant).as_tuple()):
+            raise ValueError(f"'{name}' has shape {_shape_str(shape)} after one iteration, "
+                             f"which does not conform with the shape invariant "
+                             f"{_as_shape(invariant)}.")
         return t
+
 
 
 # --- probes -----------------------------------------------------------------------------------

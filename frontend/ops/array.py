@@ -118,12 +118,13 @@ def _int(value, opname, what, err=TypeError):
     return _int_or_fail(v, opname, what, err)
 
 
-def _shape_attr(value, opname, what, err=errors.InvalidArgumentError):
-    """(static tuple, run-time operand or None) of a 1-D argument TF takes as a tensor."""
+def _shape_attr(value, opname, what, err=errors.InvalidArgumentError, any_length=False):
+    """(static tuple, run-time operand or None) of a 1-D argument TF takes as a tensor; with
+    `any_length` the static value is None when even its length is unknown while tracing."""
     if type(value) in (list, tuple) and all(type(v) is int for v in value):
         return tuple(value), None  # the common case, first
     if is_tensor_arg(value):
-        return tensor_arg(value, opname, what)
+        return tensor_arg(value, opname, what, any_length=any_length)
     return _ints(value, opname, what, err), None
 
 
@@ -137,7 +138,7 @@ def _refuse_huge(opname, dtype, shape):
 
 
 def _nonneg_dims(dims, opname):
-    for d in dims:
+    for d in dims or ():
         if d is not None and d < 0:
             raise _invalid(opname, f"Dimension {d} must be >= 0")
     return dims
@@ -244,7 +245,7 @@ def stop_gradient(input, name=None):  # noqa: A002
 def reshape(tensor, shape, name=None):
     """`tensor` with the given shape; one dim may be -1 (inferred)."""
     t = convert_to_tensor(tensor)
-    dims, dyn = _shape_attr(shape, "reshape", "shape")
+    dims, dyn = _shape_attr(shape, "reshape", "shape", any_length=True)
     return apply_tensor_attrs("reshape", (t,), {"shape": dims}, {"shape": dyn})
 
 
@@ -286,7 +287,7 @@ def squeeze(input, axis=None, name=None):  # noqa: A002
 def broadcast_to(input, shape, name=None):  # noqa: A002
     """`input` broadcast (NumPy rules) to `shape`."""
     t = convert_to_tensor(input)
-    dims, dyn = _shape_attr(shape, "broadcast_to", "shape")
+    dims, dyn = _shape_attr(shape, "broadcast_to", "shape", any_length=True)
     return apply_tensor_attrs("broadcast_to", (t,), {"shape": dims}, {"shape": dyn})
 
 
@@ -384,10 +385,11 @@ def split(value, num_or_size_splits, axis=0, num=None, name="split"):
                 isinstance(n, numbers.Number):
             raise ValueError(f"split: Rank-0 tensors are not supported as the "
                              f"num_or_size_splits argument to split. Argument provided: {n!r}")
-        sizes = _ints(n, "split", "num_or_size_splits")
+        sizes, dyn = _shape_attr(n, "split", "num_or_size_splits")
         if num is not None and _int(num, "split", "num") != len(sizes):
             raise _invalid("split", f"num={num} does not match the {len(sizes)} sizes given")
         attrs = {"num_split": len(sizes), "sizes": sizes, "axis": ax}
+        return _outputs(apply_tensor_attrs("split", (t,), attrs, {"sizes": dyn}))
     return _outputs(apply("split", (t,), attrs))
 
 
@@ -677,7 +679,7 @@ def _scalar(value, dt):
 @tf_export("fill")
 def fill(dims, value, name=None, layout=None):
     """A tensor of shape `dims` filled with the scalar `value`."""
-    shape, dyn = _shape_attr(dims, "fill", "dims")
+    shape, dyn = _shape_attr(dims, "fill", "dims", any_length=True)
     _nonneg_dims(shape, "fill")
     v = convert_to_tensor(value)
     if v.shape.rank:
@@ -688,7 +690,7 @@ def fill(dims, value, name=None, layout=None):
 
 
 def _filled(shape, dtype, value, opname):
-    dims, dyn = _shape_attr(shape, opname, "shape", TypeError)
+    dims, dyn = _shape_attr(shape, opname, "shape", TypeError, any_length=True)
     return apply_tensor_attrs("broadcast_to", (_scalar(value, D.as_dtype(dtype)),),
                               {"shape": _nonneg_dims(dims, opname)}, {"shape": dyn})
 
@@ -809,19 +811,32 @@ def linspace(start, stop, num, name=None, axis=0):
     return apply("concat", (first, mid, last), {"axis": ax})
 
 
+def _size_arg(value, opname, what):
+    """A scalar size TF takes as a tensor: an int when known while the op is built, else the
+    integer tensor that holds it."""
+    if is_tensor_arg(value):
+        v, dyn = tensor_arg(value, opname, what, scalar=True)
+        return v if dyn is None else dyn
+    return _int(value, opname, what)
+
+
 @tf_export("linalg.eye", "eye")
 def eye(num_rows, num_columns=None, batch_shape=None, dtype=D.float32, name=None):
     """Identity matrix (ones on the main diagonal) of shape `batch_shape + [rows, columns]`."""
-    n = _int(num_rows, "eye", "num_rows")
-    m = n if num_columns is None else _int(num_columns, "eye", "num_columns")
-    _nonneg_dims((n, m), "eye")
-    _refuse_huge("eye", dtype, (n, m))
-    rows = reshape(range(n), (n, 1))
+    n = _size_arg(num_rows, "eye", "num_rows")
+    m = n if num_columns is None else _size_arg(num_columns, "eye", "num_columns")
+    batch = () if batch_shape is None else \
+        _nonneg_dims(_ints(batch_shape, "eye", "batch_shape"), "eye")
+    if type(n) is int and type(m) is int:
+        _nonneg_dims((n, m), "eye")
+        # TF allocates the diagonal first: a huge one is its out-of-memory error
+        _refuse_huge("eye", dtype, (min(n, m),))
+        _refuse_huge("eye", dtype, batch + (n, m))
+    rows = expand_dims(range(n), 1)
     diag = _m.cast(_m.equal(rows, range(m)), D.as_dtype(dtype))
     if batch_shape is None:
         return diag
-    batch = _nonneg_dims(_ints(batch_shape, "eye", "batch_shape"), "eye")
-    return broadcast_to(diag, batch + (n, m))
+    return broadcast_to(diag, list(batch) + [n, m])
 
 
 @tf_export("one_hot")

@@ -55,7 +55,16 @@ is_finite = tf_export("math.is_finite")(
     _unary("is_finite", "True where x is neither NaN nor infinite."))
 neg = negative
 
-add = tf_export("math.add", "add")(_binary("add", "x + y with broadcasting."))
+@tf_export("math.add", "add")
+@runs("add")
+def add(x, y, name=None):
+    """x + y with broadcasting; tf.string tensors concatenate (TF's Add on strings)."""
+    a, b = convert_pair(x, y)
+    if a.dtype is D.string and b.dtype is D.string:
+        return apply("string_join", (a, b), {"separator": ""})
+    return apply("add", (a, b))
+
+
 subtract = tf_export("math.subtract", "subtract")(_binary("sub", "x - y with broadcasting."))
 multiply = tf_export("math.multiply", "multiply")(_binary("mul", "x * y with broadcasting."))
 divide_no_promote = _binary("div", "x / y: truncating for integers (TF's `Div`).")

@@ -79,7 +79,7 @@ def _shape_attr(shape, opname):
                              f"to a Tensor.")
         return tuple(shape.as_list()), None
     if is_tensor_arg(shape) and not (isinstance(shape, Tensor) and shape._value is not None):
-        return tensor_arg(shape, opname, "shape")  # symbolic, or a list holding tensors
+        return tensor_arg(shape, opname, "shape", any_length=True)  # symbolic, or holding tensors
     if isinstance(shape, Tensor) or hasattr(shape, "_as_tensor"):
         t = convert_to_tensor(shape)
         if not t.dtype.is_integer:

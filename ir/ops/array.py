@@ -52,6 +52,8 @@ def _reshape(types, attrs):
     """`shape` may hold one -1, inferred from the element count (TF's zero-size rules)."""
     x = types[0]
     sizes = attrs["shape"]
+    if sizes is None:  # a shape whose length is known only at run time
+        return TT(x.dtype, None)
     unknown = [i for i, s in enumerate(sizes) if s == -1]
     for i, s in enumerate(sizes):
         if s is not None and s < -1:
@@ -161,6 +163,8 @@ def squeeze_axes(shape, axes):
 @op("broadcast_to", ("input",), attrs=(("shape", "ints"),), tensor_attrs=("shape",))
 def _broadcast_to(types, attrs):
     x = types[0]
+    if attrs["shape"] is None:  # a shape whose length is known only at run time
+        return TT(x.dtype, None)
     target = tuple(attrs["shape"])
     for d in target:
         if d is not None and d < 0:
@@ -251,11 +255,11 @@ def split_sizes(dim, num_split, sizes):
     if len(unknown) > 1:
         raise InferenceError("There can only be one -1 in the input.")
     for i, s in enumerate(sizes):
-        if s < -1:
+        if s is not None and s < -1:
             raise InferenceError(f"Split size at index {i} must be >= 0. Got: {s}")
-    known = sum(s for s in sizes if s != -1)
-    if dim is None:
+    if dim is None or None in sizes:  # sizes computed in the graph are known at run time
         return tuple(None if s == -1 else s for s in sizes)
+    known = sum(s for s in sizes if s != -1)
     if (not unknown and known != dim) or (unknown and known > dim):
         raise InferenceError(f"Determined shape must either match input shape along split_dim "
                              f"exactly if fully specified, or be less than the size of the "
@@ -264,7 +268,7 @@ def split_sizes(dim, num_split, sizes):
 
 
 @op("split", ("value",), attrs=(("num_split", "int"), ("sizes", "ints", ()),
-                                 ("axis", "int", 0)))
+                                 ("axis", "int", 0)), tensor_attrs=("sizes",))
 def _split(types, attrs):
     """`num_split` pieces along `axis`: equal ones when `sizes` is empty, else `sizes` (one may
     be -1: the rest). A multi-output op."""

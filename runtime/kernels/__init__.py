@@ -46,12 +46,12 @@ from ...ir.families import load_families  # noqa: E402
 # `special` holds functions NumPy lacks, for the families' kernels.
 FAMILIES = load_families(__name__, __path__, not_families=("special",))
 
-def _attr_value(value, static):
+def _attr_value(value, kind):
     """A run-time attribute operand as the kernel takes the attribute: a tuple of ints for a
     list attribute (flattened: paddings arrive as a matrix), else a Python scalar."""
-    if static is None:
-        return value.item()
-    return tuple(int(v) for v in value.reshape(-1))
+    if kind in ("ints", "shape"):
+        return tuple(int(v) for v in value.reshape(-1))
+    return value.item()
 
 
 def bind_attr_operands(opdef, fn, attrs: dict):
@@ -60,9 +60,10 @@ def bind_attr_operands(opdef, fn, attrs: dict):
     when a plan is built; ops without such operands keep their kernel as is."""
     n = len(opdef.inputs)
     names = opdef.attr_operands(attrs)
+    kinds = [opdef.attrs[name].kind for name in names]
 
     def run(*args, **given):
-        for name, value in zip(names, args[n:]):
-            given[name] = _attr_value(value, given[name])
+        for name, kind, value in zip(names, kinds, args[n:]):
+            given[name] = _attr_value(value, kind)
         return fn(*args[:n], **given)
     return run

@@ -72,8 +72,7 @@ def test_idiom_values_in_every_mode(name):
     runs = {"eager": fn}
     for sig, shape in SIGNATURES.items():
         runs[f"graph-{sig}"] = tf.function(fn, input_signature=_specs(shape))
-        if sig != "unknown":
-            runs[f"xla-{sig}"] = tf.function(fn, input_signature=_specs(shape), jit_compile=True)
+        runs[f"xla-{sig}"] = tf.function(fn, input_signature=_specs(shape), jit_compile=True)
     for mode, run in runs.items():
         got = run(tf.constant(X), tf.constant(LABELS)).numpy()
         assert got.dtype == expected.dtype, mode
@@ -180,3 +179,69 @@ def test_bad_shape_argument_dtype_eagerly():
     # allowed values: int32, int64"
     with pytest.raises(tf.errors.InvalidArgumentError, match="reshape"):
         tf.reshape(tf.zeros([4, 3]), tf.constant([2.0, 6.0]))
+
+
+# --- idioms whose result shape differs from the input's, against TF 2.21's recorded run -----
+# (tools/record_shape_idioms.py runs tests/shape_idiom_cases.py under TF 2.21)
+import json  # noqa: E402
+import os  # noqa: E402
+
+from shape_idiom_cases import INPUT_SHAPES, idioms  # noqa: E402
+from shape_idiom_cases import SIGNATURES as CASE_SIGNATURES  # noqa: E402
+
+with open(os.path.join(os.path.dirname(__file__), "..", "data", "shape_idioms.json")) as _f:
+    RECORDED = json.load(_f)["idioms"]
+NEW_IDIOMS = idioms(tf)
+
+
+def _leaves(out):
+    return list(out) if isinstance(out, (list, tuple)) else [out]
+
+
+def _accepts(spec, shape):
+    return spec is None or (len(spec) == len(shape) and
+                            all(d is None or d == s for d, s in zip(spec, shape)))
+
+
+def _runs(name, spec):
+    """(mode, callable) pairs: eager once; the executor and XLA for the signature."""
+    fn = NEW_IDIOMS[name]
+    sig = [tf.TensorSpec(spec, tf.float32)]
+    return [("graph", tf.function(fn, input_signature=sig)),
+            ("xla", tf.function(fn, input_signature=sig, jit_compile=True))]
+
+
+@pytest.mark.parametrize("sig", CASE_SIGNATURES)
+@pytest.mark.parametrize("name", NEW_IDIOMS)
+def test_reshaping_idioms_match_tf_for_every_batch(name, sig):
+    spec = CASE_SIGNATURES[sig]
+    cases = list(zip(INPUT_SHAPES, RECORDED[name]["values"]))
+    if spec == "input":
+        spec = list(INPUT_SHAPES[0])
+    runs = _runs(name, spec) + ([("eager", NEW_IDIOMS[name])] if sig == "static" else [])
+    ran = 0
+    for shape, want in cases:
+        if not _accepts(spec, shape):
+            continue
+        x = tf.constant(np.arange(np.prod(shape), dtype=np.float32).reshape(shape))
+        for mode, run in runs:
+            got = _leaves(run(x))
+            assert [list(t.shape) for t in got] == [w["shape"] for w in want], (mode, shape)
+            for t, w in zip(got, want):
+                assert t.dtype.name == w["dtype"], (mode, shape)
+                np.testing.assert_array_equal(t.numpy(), np.array(w["value"]),
+                                              err_msg=f"{mode} {shape}")
+        ran += 1
+    assert ran >= (1 if sig == "static" else 2)
+    assert runs[0][1].experimental_get_tracing_count() == 1
+
+
+@pytest.mark.parametrize("sig", CASE_SIGNATURES)
+@pytest.mark.parametrize("name", NEW_IDIOMS)
+def test_reshaping_idioms_static_shapes_match_tf(name, sig):
+    spec = CASE_SIGNATURES[sig]
+    spec = list(INPUT_SHAPES[0]) if spec == "input" else spec
+    cf = tf.function(NEW_IDIOMS[name]).get_concrete_function(tf.TensorSpec(spec, tf.float32))
+    got = [None if t.shape.rank is None else t.shape.as_list()
+           for t in _leaves(cf.structured_outputs)]
+    assert got == RECORDED[name]["static_shapes"][sig]

@@ -15,8 +15,10 @@ import threading
 
 from ..runtime import spmd
 from . import dispatch
+from .data.distribute import DistributedDataset
 from .export import runs, tf_export
 from .ops.collective import all_reduce
+from .per_replica import PerReplica
 from .tensor import Tensor
 
 
@@ -49,17 +51,6 @@ class ReplicaContext:
         from . import nest
         how = _reduction(reduce_op)
         return nest.map_structure(lambda v: all_reduce(v, how, self._num), value)
-
-
-class PerReplica:
-    """One value per replica (TF's `PerReplica`): `values` in device order."""
-
-    def __init__(self, values):
-        self.values = tuple(values)
-
-    def __repr__(self):
-        return "PerReplica:{\n" + ",\n".join(f"  {i}: {v!r}" for i, v in
-                                           enumerate(self.values)) + "\n}"
 
 
 class ValueContext:
@@ -166,13 +157,11 @@ class MirroredStrategy:
 
     def experimental_distribute_dataset(self, dataset, options=None):
         """Each global batch of `dataset` split along its first axis over the replicas."""
-        from .data.distribute import DistributedDataset
         return DistributedDataset.split_batches(dataset, self.num_replicas_in_sync)
 
     def distribute_datasets_from_function(self, dataset_fn, options=None):
         """One input pipeline (`dataset_fn(InputContext)`); replicas take its elements in
         turn, each a per-replica batch."""
-        from .data.distribute import DistributedDataset
         n = self.num_replicas_in_sync
         return DistributedDataset.round_robin(dataset_fn(InputContext(1, 0, n)), n)
 

@@ -15,7 +15,7 @@ from .. import func_graph, nest
 from ..specs import TensorSpec
 from . import structure
 from .context import INFINITE, UNKNOWN
-from .dataset import AUTOTUNE, Dataset
+from .dataset import AUTOTUNE, TRANSFORMATIONS, Dataset
 from .functions import TracedFunction, call_eagerly
 from .transforms import DEFAULT_PARALLELISM, Unary, as_int, positive_int
 
@@ -413,3 +413,10 @@ def bucket_by_sequence_length(dataset, element_length_func, bucket_boundaries,
     keyed.element_spec = (key_spec,) + (spec if isinstance(spec, tuple) else (spec,))
     return GroupByWindow(keyed, key_func, reduce_func, None,
                          lambda key: np.int64(sizes[int(key.numpy())]))
+
+
+TRANSFORMATIONS.update(
+    Zip=Zip, Counter=Counter, Concatenate=Concatenate, Choose=Choose,
+    sample_from_datasets=sample_from_datasets, Interleave=Interleave, Window=Window,
+    GroupByWindow=GroupByWindow, bucket_by_sequence_length=bucket_by_sequence_length)
+structure.DATASET_CLASSES["Materialized"] = Materialized

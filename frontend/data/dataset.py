@@ -15,10 +15,17 @@ import numpy as np
 from ...ir import dtypes as D
 from ...ir import errors
 from .. import nest
+from ..dispatch import convert_to_tensor
 from ..export import tf_export
 from ..specs import TensorSpec
 from . import structure
 from .context import INFINITE, UNKNOWN
+from .iterator import NumpyIterator, make_iterator, reduce_dataset, staged_for
+
+# The transformations by name (the classes, and the builders that compose several), registered
+# by transforms.py and combine.py when imported: they subclass Dataset, so this module cannot
+# import them; the package's __init__ imports both.
+TRANSFORMATIONS: dict = {}
 
 AUTOTUNE = -1
 tf_export("data.AUTOTUNE", "data.experimental.AUTOTUNE")(AUTOTUNE)
@@ -73,7 +80,6 @@ class Dataset:
         return UNKNOWN
 
     def cardinality(self):
-        from ..dispatch import convert_to_tensor
         return convert_to_tensor(np.int64(self._cardinality()))
 
     def options(self) -> Options:
@@ -95,11 +101,9 @@ class Dataset:
         return True
 
     def __iter__(self):
-        from .iterator import make_iterator
         return make_iterator(self)
 
     def _autograph_staged_for(self, *loop):
-        from .iterator import staged_for
         staged_for(self, *loop)
 
     def __repr__(self):
@@ -111,7 +115,6 @@ class Dataset:
                 raise TypeError(f"Dataset.as_numpy_iterator() is not supported for datasets "
                                 f"that produce values of type {type(spec).__name__}")
         nest.map_structure(visit, self.element_spec)
-        from .iterator import NumpyIterator
         return NumpyIterator(self)
 
     def apply(self, transformation_func):
@@ -120,89 +123,90 @@ class Dataset:
             raise TypeError("`transformation_func` must return a `tf.data.Dataset` object.")
         return out
 
-    # --- transformations (transforms.py) --------------------------------------------------------
+    # --- transformations (transforms.py, combine.py) -------------------------------------------
     def map(self, map_func, num_parallel_calls=None, deterministic=None, synchronous=None,
             use_unbounded_threadpool=False, name=None):
-        return _t.Map(self, map_func, num_parallel_calls)
+        return TRANSFORMATIONS["Map"](self, map_func, num_parallel_calls)
 
     def filter(self, predicate, name=None):
-        return _t.Filter(self, predicate)
+        return TRANSFORMATIONS["Filter"](self, predicate)
 
     def batch(self, batch_size, drop_remainder=False, num_parallel_calls=None,
               deterministic=None, name=None):
-        return _t.Batch(self, batch_size, drop_remainder)
+        return TRANSFORMATIONS["Batch"](self, batch_size, drop_remainder)
 
     def padded_batch(self, batch_size, padded_shapes=None, padding_values=None,
                      drop_remainder=False, name=None):
-        return _t.PaddedBatch(self, batch_size, padded_shapes, padding_values, drop_remainder)
+        return TRANSFORMATIONS["PaddedBatch"](self, batch_size, padded_shapes, padding_values,
+                                              drop_remainder)
 
     def unbatch(self, name=None):
-        return _t.Unbatch(self)
+        return TRANSFORMATIONS["Unbatch"](self)
 
     def rebatch(self, batch_size, drop_remainder=False, name=None):
-        return _t.Rebatch(self, batch_size, drop_remainder)
+        return TRANSFORMATIONS["Rebatch"](self, batch_size, drop_remainder)
 
     def shuffle(self, buffer_size, seed=None, reshuffle_each_iteration=True, name=None):
-        return _t.Shuffle(self, buffer_size, seed, reshuffle_each_iteration)
+        return TRANSFORMATIONS["Shuffle"](self, buffer_size, seed, reshuffle_each_iteration)
 
     def repeat(self, count=None, name=None):
-        return _t.Repeat(self, count)
+        return TRANSFORMATIONS["Repeat"](self, count)
 
     def take(self, count, name=None):
-        return _t.Take(self, count)
+        return TRANSFORMATIONS["Take"](self, count)
 
     def skip(self, count, name=None):
-        return _t.Skip(self, count)
+        return TRANSFORMATIONS["Skip"](self, count)
 
     def take_while(self, predicate, name=None):
-        return _t.TakeWhile(self, predicate)
+        return TRANSFORMATIONS["TakeWhile"](self, predicate)
 
     def prefetch(self, buffer_size, name=None):
-        return _t.Prefetch(self, buffer_size)
+        return TRANSFORMATIONS["Prefetch"](self, buffer_size)
 
     def cache(self, filename="", name=None):
-        return _t.Cache(self, filename)
+        return TRANSFORMATIONS["Cache"](self, filename)
 
     def interleave(self, map_func, cycle_length=None, block_length=None,
                    num_parallel_calls=None, deterministic=None, name=None):
-        return _c.Interleave(self, map_func, cycle_length, block_length)
+        return TRANSFORMATIONS["Interleave"](self, map_func, cycle_length, block_length)
 
     def flat_map(self, map_func, name=None):
-        return _c.Interleave(self, map_func, 1, 1)
+        return TRANSFORMATIONS["Interleave"](self, map_func, 1, 1)
 
     def enumerate(self, start=0, name=None):
-        return _c.Zip((_c.Counter(start), self))
+        return TRANSFORMATIONS["Zip"]((TRANSFORMATIONS["Counter"](start), self))
 
     def window(self, size, shift=None, stride=1, drop_remainder=False, name=None):
-        return _c.Window(self, size, shift, stride, drop_remainder)
+        return TRANSFORMATIONS["Window"](self, size, shift, stride, drop_remainder)
 
     def group_by_window(self, key_func, reduce_func, window_size=None, window_size_func=None,
                         name=None):
-        return _c.GroupByWindow(self, key_func, reduce_func, window_size, window_size_func)
+        return TRANSFORMATIONS["GroupByWindow"](self, key_func, reduce_func, window_size,
+                                                window_size_func)
 
     def bucket_by_sequence_length(self, element_length_func, bucket_boundaries,
                                   bucket_batch_sizes, padded_shapes=None, padding_values=None,
                                   pad_to_bucket_boundary=False, no_padding=False,
                                   drop_remainder=False, name=None):
-        return _c.bucket_by_sequence_length(
+        return TRANSFORMATIONS["bucket_by_sequence_length"](
             self, element_length_func, bucket_boundaries, bucket_batch_sizes, padded_shapes,
             padding_values, pad_to_bucket_boundary, no_padding, drop_remainder)
 
     def scan(self, initial_state, scan_func, name=None):
-        return _t.Scan(self, initial_state, scan_func)
+        return TRANSFORMATIONS["Scan"](self, initial_state, scan_func)
 
     def unique(self, name=None):
-        return _t.Unique(self)
+        return TRANSFORMATIONS["Unique"](self)
 
     def with_options(self, options, name=None):
-        return _t.WithOptions(self, options)
+        return TRANSFORMATIONS["WithOptions"](self, options)
 
     def reduce(self, initial_state, reduce_func, name=None):
-        from .iterator import reduce_dataset
         return reduce_dataset(self, initial_state, reduce_func)
 
     def concatenate(self, dataset, name=None):
-        return _c.Concatenate(self, dataset)
+        return TRANSFORMATIONS["Concatenate"](self, dataset)
 
     # --- sources --------------------------------------------------------------------------------
     @staticmethod
@@ -230,7 +234,7 @@ class Dataset:
             if not args:
                 raise TypeError("Must pass at least one dataset to `zip`.")
             datasets = args[0] if len(args) == 1 else args
-        return _c.Zip(datasets)
+        return TRANSFORMATIONS["Zip"](datasets)
 
     @staticmethod
     def list_files(file_pattern, shuffle=None, seed=None, name=None):
@@ -247,13 +251,13 @@ class Dataset:
 
     @staticmethod
     def choose_from_datasets(datasets, choice_dataset, stop_on_empty_dataset=True):
-        return _c.Choose(datasets, choice_dataset, stop_on_empty_dataset)
+        return TRANSFORMATIONS["Choose"](datasets, choice_dataset, stop_on_empty_dataset)
 
     @staticmethod
     def sample_from_datasets(datasets, weights=None, seed=None, stop_on_empty_dataset=False,
                              rerandomize_each_iteration=None):
-        return _c.sample_from_datasets(datasets, weights, seed, stop_on_empty_dataset,
-                                    rerandomize_each_iteration)
+        return TRANSFORMATIONS["sample_from_datasets"](
+            datasets, weights, seed, stop_on_empty_dataset, rerandomize_each_iteration)
 
 
 class _Tensors(Dataset):
@@ -408,6 +412,4 @@ class TextLineDataset(Dataset):
                     yield (np.array(line.rstrip(b"\n").rstrip(b"\r"), object),)
 
 
-# The transformations subclass Dataset; its methods reach them through these module names.
-from . import combine as _c  # noqa: E402
-from . import transforms as _t  # noqa: E402
+structure.DATASET_CLASSES["Dataset"] = Dataset

@@ -141,7 +141,7 @@ class _GraphIterator:
         return self
 
     def _autograph_staged_for(self, *loop):
-        staged_for(self, *loop)
+        staged_iterator_for(self, *loop)
 
     def __next__(self):
         return self._get(False)[1]
@@ -171,7 +171,7 @@ class Iterator:
         return self
 
     def _autograph_staged_for(self, *loop):
-        staged_for(self, *loop)
+        staged_iterator_for(self, *loop)
 
     def _pull(self):
         self._restore_if_changed()
@@ -284,15 +284,20 @@ class NumpyIterator:
 
 
 # --- loops and reduce inside tf.function -------------------------------------------------------
-def staged_for(iterable, extra_test, body, get_state, set_state, names, opts):
-    """AutoGraph's `for x in dataset/iterator` in a traced function (TF's iterator loop): a
-    while loop over (has_next, loop variables); the body pulls an optional and runs the
-    user's body under a cond on it, so `break`/`return` stop before the next pull."""
+def staged_for(dataset, *loop):
+    """AutoGraph's `for x in dataset` in a traced function: the loop over an iterator of its
+    own, made before the loop and released after it."""
+    it = _GraphIterator(dataset)
+    staged_iterator_for(it, *loop)
+    it.release()
+
+
+def staged_iterator_for(it, extra_test, body, get_state, set_state, names, opts):
+    """AutoGraph's `for x in iterator` in a traced function (TF's iterator loop): a while loop
+    over (has_next, loop variables); the body pulls an optional and runs the user's body
+    under a cond on it, so `break`/`return` stop before the next pull."""
     from ..autograph import staging
     from ..ops.math import logical_and
-    from .dataset import Dataset
-    owned = isinstance(iterable, Dataset)
-    it = _GraphIterator(iterable) if owned else iterable
     cell = [convert_to_tensor(True)]
 
     def aug_get():
@@ -315,8 +320,6 @@ def staged_for(iterable, extra_test, body, get_state, set_state, names, opts):
 
     staging.stage_loop(test, aug_body, aug_get, aug_set, ("iterator_has_next",) + tuple(names),
                        opts)
-    if owned:
-        it.release()
 
 
 def _reduce_function(initial_state, reduce_func, element_spec):

@@ -11,16 +11,21 @@ import numpy as np
 
 from ...ir import dtypes as D
 from ...ir.shapes import TensorShape
-from .. import nest
+from .. import func_graph, nest
 from ..dispatch import convert_to_tensor
 from ..specs import TensorSpec
 from ..tensor import Tensor
+
+# The dataset classes this module describes but sits below (their modules import it),
+# registered by their modules when imported: "Dataset" (dataset.py: a value whose spec is a
+# DatasetSpec) and "Materialized" (combine.py: a dataset of given components, the placeholder
+# of a dataset component).
+DATASET_CLASSES: dict = {}
 
 
 def host(value, dtype=None):
     """`value` as an eager Tensor, also while a function is traced (a dataset built inside
     `tf.function` holds Python and eager values, as its recipe runs on the host)."""
-    from .. import func_graph
     if hasattr(value, "_node"):
         raise NotImplementedError(
             f"flowjit's tf.data takes the arguments of a dataset as Python or eager values; "
@@ -42,8 +47,7 @@ def normalize(value, convert=host):
 
 
 def spec_of(value):
-    from .dataset import Dataset
-    if isinstance(value, Dataset):
+    if isinstance(value, DATASET_CLASSES["Dataset"]):
         return DatasetSpec(value.element_spec)
     return TensorSpec(value.shape, value.dtype)
 
@@ -140,8 +144,7 @@ def _placeholder_shape(shape: TensorShape) -> list:
 
 def _placeholder(spec):
     if isinstance(spec, DatasetSpec):
-        from .combine import Materialized
-        return Materialized(spec.element_spec, [])
+        return DATASET_CLASSES["Materialized"](spec.element_spec, [])
     if spec.dtype is D.string:
         return np.full(_placeholder_shape(spec.shape), b"", object)
     return np.zeros(_placeholder_shape(spec.shape), spec.dtype.np)

@@ -22,7 +22,7 @@ from .. import nest
 from ..specs import TensorSpec
 from . import structure
 from .context import INFINITE, UNKNOWN
-from .dataset import AUTOTUNE, Dataset
+from .dataset import AUTOTUNE, TRANSFORMATIONS, Dataset
 from .functions import TracedFunction
 
 DEFAULT_PARALLELISM = os.cpu_count() or 1
@@ -512,3 +512,10 @@ class Cache(Unary):
                     from .cache_file import write_cache
                     write_cache(self._file, structure.flat_specs(self.element_spec), recorded)
                 self._rows = recorded
+
+
+TRANSFORMATIONS.update(
+    Map=Map, Filter=Filter, TakeWhile=TakeWhile, Scan=Scan, Unique=Unique,
+    WithOptions=WithOptions, Repeat=Repeat, Take=Take, Skip=Skip, Batch=Batch,
+    PaddedBatch=PaddedBatch, Unbatch=Unbatch, Rebatch=Rebatch, Shuffle=Shuffle,
+    Prefetch=Prefetch, Cache=Cache)

@@ -123,7 +123,7 @@ def test_the_graph_sees_imports_inside_functions():
     # backends.py imports rebuild at the top; program.py imports backends inside a method
     assert "flowjit.frontend.function_call" in graph["flowjit.frontend.backends"]
     assert "flowjit.frontend.backends" in graph["flowjit.frontend.program"]
-    assert "flowjit.math" in graph and "flowjit.frontend.ops.math" in graph["flowjit.math"]
+    assert "flowjit.math" in graph and "flowjit.frontend.export" in graph["flowjit.math"]
 
 
 def test_no_import_cycles():

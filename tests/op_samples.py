@@ -876,6 +876,27 @@ add("matrix_solve", lambda a, b: tf.linalg.solve(a, b, adjoint=True),
     well_conditioned((4, 4), F32), R((4, 1), F32), tag="f32-adjoint", rtol=1e-5, atol=1e-6)
 add("cholesky", tf.linalg.cholesky, spd((2, 4, 4), F64))
 add("cholesky", tf.linalg.cholesky, spd((3, 3), F32), rtol=1e-5, atol=1e-6)
+
+
+def triangular(shape, dtype, lower=True):
+    """Well-conditioned matrices with NaN in the triangle triangular_solve must not read."""
+    def gen(rng):
+        n = shape[-1]
+        a = rng.uniform(-1, 1, shape) + n * np.eye(n)
+        tri = np.tri(n, dtype=bool)
+        return np.where(tri if lower else tri.T, a, np.nan).astype(dtype)
+    return Arg(gen, dtype)
+
+
+add("matrix_triangular_solve", tf.linalg.triangular_solve, triangular((2, 1, 3, 3), F64),
+    R((4, 3, 2), F64))
+add("matrix_triangular_solve", lambda a, b: tf.linalg.triangular_solve(a, b, adjoint=True),
+    triangular((4, 4), F32), R((4, 1), F32), tag="f32-adjoint", rtol=1e-5, atol=1e-6)
+add("matrix_triangular_solve", lambda a, b: tf.linalg.triangular_solve(a, b, lower=False),
+    triangular((3, 3), F64, lower=False), R((3, 2), F64), tag="upper")
+add("log_matrix_determinant", lambda x: tf.linalg.slogdet(x), well_conditioned((2, 3, 3), F64))
+add("log_matrix_determinant", lambda x: tf.linalg.slogdet(-x), well_conditioned((3, 3), F32),
+    tag="f32-negative", rtol=1e-5, atol=1e-6)
 # --- strings: eager and the executor; XLA refuses string tensors with TF's error class -------
 _WORDS = np.array([b"", b"a", b" Ab c ", b"h\xc3\xa9llo", b"x,y,,z", b"42", b"-7", b"0.5"],
                   dtype=object)

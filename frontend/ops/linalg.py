@@ -194,7 +194,24 @@ def cholesky(input, name=None):  # noqa: A002
     return apply("cholesky", (convert_to_tensor(input),))
 
 
+def triangular_solve(matrix, rhs, lower=True, adjoint=False, name=None):
+    """X with matrix @ X = rhs for triangular matrices: only the `lower` (or upper) triangle
+    is read; matrix^T @ X with `adjoint`. Batch dims broadcast."""
+    matrix, rhs = convert_pair(matrix, rhs)
+    return apply("matrix_triangular_solve", (matrix, rhs),
+                 {"lower": bool(lower), "adjoint": bool(adjoint)})
+
+
+Slogdet = collections.namedtuple("LogMatrixDeterminant", ["sign", "log_abs_determinant"])
+
+
+def slogdet(input, name=None):  # noqa: A002
+    """(sign, log|det|) of each innermost square matrix: sign 0 and -inf where singular."""
+    return Slogdet(*apply("log_matrix_determinant", (convert_to_tensor(input),)))
+
+
 API_RENAMED = {
     "matrix_inverse": "linalg.inv", "matrix_determinant": "linalg.det",
-    "matrix_solve": "linalg.solve",
+    "matrix_solve": "linalg.solve", "matrix_triangular_solve": "linalg.triangular_solve",
+    "log_matrix_determinant": "linalg.slogdet",
 }

@@ -16,7 +16,7 @@ from ..export import tf_export
 from . import array as A
 from . import math as M
 from . import reduce as R
-from .linalg import _index, cholesky, einsum, matmul
+from .linalg import _index, cholesky, einsum, matmul, triangular_solve
 from .nn import l2_normalize
 
 tf_export("linalg.l2_normalize")(l2_normalize)
@@ -240,3 +240,29 @@ def tridiagonal_matmul(diagonals, rhs, diagonals_format="compact", name=None):
         product = product + A.expand_dims(up, -1) * below + A.expand_dims(low, -1) * above
     return product
 
+
+
+@tf_export("linalg.cholesky_solve")
+def cholesky_solve(chol, rhs, name=None):
+    """X with A @ X = rhs, given A's lower Cholesky factor `chol`: two triangular solves."""
+    y = triangular_solve(chol, rhs, lower=True, adjoint=False)
+    return triangular_solve(chol, y, lower=True, adjoint=True)
+
+
+@tf_export("linalg.lstsq")
+def lstsq(matrix, rhs, l2_regularizer=0.0, fast=True, name=None):
+    """The least-squares (or, underdetermined, minimum-norm) solution of matrix @ X = rhs
+    with an optional l2 penalty, by the normal equations and Cholesky as TF's `fast` path."""
+    if not fast:
+        raise NotImplementedError("lstsq: flowjit has only the fast (Cholesky) path; "
+                                  "fast=False needs a complete orthogonal decomposition")
+    a, b = convert_pair(matrix, rhs)
+    rows, cols = _matrix_dims(a, "lstsq")
+    overdetermined = rows >= cols
+    gram = matmul(a, a, transpose_a=overdetermined, transpose_b=not overdetermined)
+    size = cols if overdetermined else rows
+    gram = gram + M.cast(l2_regularizer, a.dtype) * A.eye(size, dtype=a.dtype)
+    chol = cholesky(gram)
+    if overdetermined:
+        return cholesky_solve(chol, matmul(a, b, transpose_a=True))
+    return matmul(a, cholesky_solve(chol, b), transpose_a=True)

@@ -155,3 +155,55 @@ def test_tridiagonal_matmul(size):
                     [dense, rhs], want, grad=(0, 1))
     with pytest.raises(ValueError, match="Unrecognized"):
         tf.linalg.tridiagonal_matmul(diags, rhs, diagonals_format="banded")
+
+
+def _spd(shape):
+    m = RNG.standard_normal(shape)
+    return m @ np.swapaxes(m, -1, -2) + shape[-1] * np.eye(shape[-1])
+
+
+def test_cholesky_solve():
+    a = _spd((2, 3, 3))
+    b = RNG.standard_normal((2, 3, 2))
+    chol = np.linalg.cholesky(a)
+    check_composite(tf.linalg.cholesky_solve, [chol, b], np.linalg.solve(a, b), grad=(1,),
+                    rtol=1e-9)
+
+
+@pytest.mark.parametrize("shape,l2", [((5, 3), 0.0), ((5, 3), 0.5), ((2, 4), 0.0)])
+def test_lstsq(shape, l2):
+    a = RNG.standard_normal((2,) + shape)
+    b = RNG.standard_normal((2, shape[0], 2))
+    if shape[0] >= shape[1]:
+        at = np.swapaxes(a, -1, -2)
+        want = np.linalg.solve(at @ a + l2 * np.eye(shape[1]), at @ b)
+    else:
+        want = np.swapaxes(a, -1, -2) @ np.linalg.solve(a @ np.swapaxes(a, -1, -2), b)
+    check_composite(lambda x, y: tf.linalg.lstsq(x, y, l2_regularizer=l2), [a, b], want,
+                    grad=(0, 1), rtol=1e-8)
+    with pytest.raises(NotImplementedError, match="fast"):
+        tf.linalg.lstsq(a, b, fast=False)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_singular_edges(mode):
+    """TF 2.21: a zero on a triangular diagonal gives inf (no error; NaN under XLA, as TF's
+    jit_compile=True); slogdet of a singular matrix is (0, -inf); a permutation's sign is
+    -1."""
+    tri = np.array([[2.0, 0.0], [1.0, 0.0]], F32)
+    got = run_mode(mode, lambda a, b: tf.linalg.triangular_solve(a, b), tri,
+                   np.ones((2, 1), F32))
+    np.testing.assert_array_equal(got.ravel(), [0.5, np.nan if mode == "xla" else np.inf])
+    sign, logdet = run_mode(mode, lambda x: list(tf.linalg.slogdet(x)),
+                            np.array([[[0, 1], [1, 0]], [[0, 0], [0, 0]]], F32))
+    np.testing.assert_array_equal(sign, [-1, 0])
+    np.testing.assert_array_equal(logdet, [0, -np.inf])
+
+
+def test_triangular_solve_errors():
+    with pytest.raises(InvalidArgumentError, match=r"must be square \(3 =/= 2\)"):
+        tf.linalg.triangular_solve(np.ones((2, 3), F32), np.ones((2, 1), F32))
+    with pytest.raises(InvalidArgumentError, match="In\\[0\\] mismatch In\\[1\\] shape: 2 vs. 3"):
+        tf.linalg.triangular_solve(np.eye(2, dtype=F32), np.ones((3, 1), F32))
+    with pytest.raises(InvalidArgumentError, match="must be square"):
+        tf.linalg.slogdet(np.ones((2, 3), F32))

@@ -52,7 +52,8 @@ __all__ = ["register_op", "register_kernel", "register_lowering", "register_grad
 USER_API: dict = {}
 
 # TF's namespaces an op's public function is looked for in, in this order ("" is `tf.`).
-API_NAMESPACES = ("", "math", "nn", "linalg", "random", "strings", "image", "debugging")
+API_NAMESPACES = ("", "math", "nn", "linalg", "random", "strings", "image", "debugging",
+                  "signal")
 _NO_API = object()
 
 

@@ -997,3 +997,21 @@ add("py_function", lambda x: tf.py_function(lambda a: a * 2.0, [x], Tout=tf.floa
 add("numpy_function", lambda x, y: tf.numpy_function(lambda a, b: (a - b, a * b), [x, y],
                                                      Tout=[tf.int32, tf.int32]),
     R((4,), I32), R((4,), I32), xla=tf.errors.InvalidArgumentError)
+# --- signal: FFTs (real transforms crop or zero-pad to fft_length) -----------------------------
+add("fft", lambda z: tf.signal.fft(z), cplx((2, 8), C64), tag="c64", rtol=1e-5, atol=1e-5)
+add("fft", lambda z: tf.signal.fft2d(z), cplx((3, 4, 5), C128), tag="2d")
+add("fft", lambda z: tf.signal.fft3d(z), cplx((2, 3, 4), C64), tag="3d", rtol=1e-5, atol=1e-5)
+add("ifft", lambda z: tf.signal.ifft(z), cplx((3, 7), C128))
+add("ifft", lambda z: tf.signal.ifft2d(z), cplx((4, 6), C64), tag="2d", rtol=1e-5, atol=1e-5)
+add("ifft", lambda z: tf.signal.ifft3d(z), cplx((2, 2, 3), C128), tag="3d")
+add("rfft", lambda x: tf.signal.rfft(x), R((3, 8), F32), rtol=1e-5, atol=1e-5, static="shape")
+add("rfft", lambda x: tf.signal.rfft(x, [5]), R((4, 7), F64), tag="cropped")
+add("rfft", lambda x: tf.signal.rfft2d(x, [4, 6]), R((3, 5), F64), tag="2d-padded")
+add("rfft", lambda x: tf.signal.rfft3d(x), R((2, 3, 4), F32), tag="3d", rtol=1e-5, atol=1e-5,
+    static="shape")
+add("irfft", lambda z: tf.signal.irfft(z), cplx((2, 5), C64), rtol=1e-5, atol=1e-5,
+    static="shape")
+add("irfft", lambda z: tf.signal.irfft(z, [5]), cplx((3, 6), C128), tag="cropped-odd")
+add("irfft", lambda z: tf.signal.irfft2d(z, [4, 10]), cplx((3, 4), C128), tag="2d-padded")
+add("irfft", lambda z: tf.signal.irfft3d(z, [2, 3, 4]), cplx((2, 3, 3), C64), tag="3d",
+    rtol=1e-5, atol=1e-5)

@@ -35,3 +35,4 @@ def register_gradient(*opnames):
 from . import math, reduce, linalg, array, nn, checks, script  # noqa: E402,F401
 from . import segment  # noqa: E402,F401  (issue 11)
 from . import collective  # noqa: E402,F401  (issue 12)
+from . import signal  # noqa: E402,F401

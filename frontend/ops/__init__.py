@@ -3,7 +3,8 @@
 function is found there by the op's name (`flowjit.extend.api_for_op`), and a family lists in
 `API_RENAMED` only its ops whose public name differs (None: an op only passes create)."""
 from . import (math, reduce, linalg, array, nn, random, state, logging, fused,  # noqa: F401
-               strings, segment, counting, image, checks, script, collective, matrix)
+               strings, segment, counting, image, checks, script, collective, matrix,
+               signal)
 
 FAMILIES = (math, reduce, linalg, array, nn, random, state, logging, fused, strings, segment,
             counting, image, checks, script, collective)

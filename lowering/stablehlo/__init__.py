@@ -32,3 +32,4 @@ from . import control_flow  # noqa: E402,F401
 from . import segment  # noqa: E402,F401  (issue 11)
 from . import counting  # noqa: E402,F401  (issue 11)
 from . import collective  # noqa: E402,F401  (issue 12)
+from . import signal  # noqa: E402,F401

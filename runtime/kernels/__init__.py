@@ -42,7 +42,7 @@ def register(name, fn):
 
 
 from . import (math, reduce, linalg, array, nn, random, state, logging, fused,  # noqa: E402,F401
-               strings, segment, counting, checks, script, collective)
+               strings, segment, counting, checks, script, collective, signal)
 
 
 

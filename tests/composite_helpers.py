@@ -66,11 +66,11 @@ def numeric_gradient(fn, arrays, i, eps=1e-6):
 
 
 def check_composite(fn, arrays, expected, grad=(), rtol=1e-5, atol=1e-6, grad_tol=1e-4,
-                    modes=MODES):
+                    modes=MODES, eps=1e-6):
     """fn(*arrays) in every mode equals `expected` (one array or a list); with `grad`, the
-    gradients agree with central differences of fn in float64 (eager)."""
+    gradients agree with central differences (step `eps`) of fn in float64 (eager)."""
     expected = [np.asarray(e) for e in _outputs(expected)]
-    numeric = [numeric_gradient(fn, arrays, i) for i in grad]
+    numeric = [numeric_gradient(fn, arrays, i, eps) for i in grad]
     for mode in modes:
         outs, grads = run_mode(mode, with_gradient(fn, grad), *arrays)
         assert len(outs) == len(expected), (mode, len(outs))

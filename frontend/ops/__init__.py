@@ -4,7 +4,7 @@ function is found there by the op's name (`flowjit.extend.api_for_op`), and a fa
 `API_RENAMED` only its ops whose public name differs (None: an op only passes create)."""
 from . import (math, reduce, linalg, array, nn, random, state, logging, fused,  # noqa: F401
                strings, segment, counting, image, checks, script, collective, matrix,
-               signal, image_geometry, image_color)
+               signal, image_geometry, image_color, nn_composites)
 
 FAMILIES = (math, reduce, linalg, array, nn, random, state, logging, fused, strings, segment,
             counting, image, checks, script, collective)

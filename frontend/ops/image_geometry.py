@@ -53,7 +53,7 @@ def flip_up_down(image):
     return A.reverse(_image(image, "flip_up_down"), [-3])
 
 
-@tf_export("image.transpose", "image.transpose_image")
+@tf_export("image.transpose")
 def transpose(image, name=None):
     """Swap height and width."""
     x = _image(image, "transpose")
@@ -121,7 +121,7 @@ def pad_to_bounding_box(image, offset_height, offset_width, target_height, targe
     return A.pad(x, ([[0, 0]] if x.shape.rank == 4 else []) + pads)
 
 
-@tf_export("image.resize_with_crop_or_pad", "image.resize_image_with_crop_or_pad")
+@tf_export("image.resize_with_crop_or_pad")
 def resize_with_crop_or_pad(image, target_height, target_width):
     """Center-crop the dims that are too large and zero-pad (centered) those too small."""
     x = _image(image, "resize_with_crop_or_pad")

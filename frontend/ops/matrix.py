@@ -67,7 +67,7 @@ def _spread_diagonal(diagonal, rows, cols, k):
     return A.expand_dims(padded, -1 if k >= 0 else -2)
 
 
-@tf_export("linalg.matrix_transpose", "linalg.transpose")
+@tf_export("linalg.matrix_transpose")
 def matrix_transpose(a, name="matrix_transpose", conjugate=False):
     """Swap the last two dims (conjugating complex entries with `conjugate`)."""
     x = convert_to_tensor(a)
@@ -159,7 +159,7 @@ def set_diag(input, diagonal, name="set_diag", k=0, align="RIGHT_LEFT"):  # noqa
     return M.where(_on_diagonal(rows, cols, k), _spread_diagonal(d, rows, cols, k), x)
 
 
-@tf_export("linalg.trace", "linalg.matrix_trace")
+@tf_export("linalg.trace")
 def trace(x, name=None):
     """The sum of the main diagonal of each innermost matrix."""
     return R.reduce_sum(diag_part(x), -1)

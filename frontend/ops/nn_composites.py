@@ -230,3 +230,25 @@ def conv1d(input, filters, stride, padding, data_format="NWC", dilations=None,  
     out = conv2d(A.expand_dims(x, -2), A.expand_dims(f, 0), [1, 1, 1, stride], padding,
                  data_format="NCHW", dilations=[1, 1, 1, dilation])
     return A.squeeze(out, -2)
+
+
+@tf_export("nn.in_top_k")
+def in_top_k(targets, predictions, k, name=None):
+    """Per row: whether fewer than k predictions exceed the target class's (ties count in
+    its favour); False where the target is out of range or any prediction of the row is not
+    finite (TF's kernel cannot say then)."""
+    p = convert_to_tensor(predictions)
+    t = convert_to_tensor(targets)
+    if p.shape.rank is not None and p.shape.rank != 2:
+        raise ValueError(f"Shape must be rank 2 but is rank {p.shape.rank}")
+    if t.shape.rank is not None and t.shape.rank != 1:
+        raise ValueError(f"Shape must be rank 1 but is rank {t.shape.rank}")
+    classes = A.shape(p, out_type=t.dtype)[1]
+    in_range = M.logical_and(M.greater_equal(t, A.zeros_like(t)), M.less(t, classes))
+    # The target's prediction, picked by a select (never a product, so NaN stays local).
+    picked = M.equal(A.expand_dims(t, 1), A.range(classes, dtype=t.dtype))
+    target = R.reduce_sum(M.where(picked, p, A.zeros_like(p)), 1)
+    above = R.reduce_sum(M.cast(M.greater(p, A.expand_dims(target, 1)), D.int32), 1)
+    count = M.cast(k, D.int32)
+    finite = R.reduce_all(M.is_finite(p), 1)
+    return M.logical_and(M.logical_and(in_range, finite), M.less(above, count))

@@ -102,3 +102,15 @@ def test_conv1d(stride, padding):
                      for i in range(out_w)], 1)
     check_composite(lambda a, b: tf.nn.conv1d(a, b, stride, padding), [x, f], want,
                     grad=(0, 1), rtol=1e-10)
+
+
+def test_in_top_k():
+    p = np.array([[0.1, 0.3, 0.3, 0.2], [np.nan, 1, 2, 3], [1, 2, 0, 0], [4, 4, 4, 4]], np.float32)
+    t = np.array([2, 3, 5, 3], np.int32)
+    for k, want in ((0, [0, 0, 0, 0]), (1, [1, 0, 0, 1]), (3, [1, 0, 0, 1])):
+        check_composite(lambda a, b: tf.nn.in_top_k(a, b, k), [t, p], np.array(want, bool))
+    # Target 3 of row 2 has value 0, tied with column 2: two values above it.
+    check_composite(lambda a, b: tf.nn.in_top_k(a, b, 2), [np.array([3], np.int32), p[2:3]],
+                    np.array([False]))
+    check_composite(lambda a, b: tf.nn.in_top_k(a, b, 3), [np.array([3], np.int32), p[2:3]],
+                    np.array([True]))

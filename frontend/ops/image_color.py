@@ -192,3 +192,86 @@ def sobel_edges(image):
                            "VALID")
     shape = A.concat([A.shape(x), [2]], 0)
     return A.reshape(out, shape)
+
+
+# --- HSV: TF's kernels' arithmetic, elementwise ------------------------------------------
+def _rgb_channels(x, opname):
+    _channels(x, opname)
+    return A.unstack(x, 3, -1)
+
+
+@tf_export("image.rgb_to_hsv")
+def rgb_to_hsv(images, name=None):
+    """Hue, saturation and value in [0, 1] of float RGB images (TF's RGBToHSV arithmetic:
+    hue 0 for greys)."""
+    x = convert_to_tensor(images)
+    r, g, b = _rgb_channels(x, "rgb_to_hsv")
+    value = M.maximum(M.maximum(r, g), b)
+    spread = value - M.minimum(M.minimum(r, g), b)
+    zero = A.zeros_like(value)
+    positive = M.greater(value, zero)
+    saturation = M.where(positive, spread / M.where(positive, value, A.ones_like(value)), zero)
+    grey = M.less_equal(spread, zero)
+    norm = 1.0 / (6.0 * M.where(grey, A.ones_like(spread), spread))
+    hue = M.where(M.equal(r, value), norm * (g - b),
+                  M.where(M.equal(g, value), norm * (b - r) + 2.0 / 6.0,
+                          norm * (r - g) + 4.0 / 6.0))
+    hue = M.where(grey, zero, hue)
+    hue = M.where(M.less(hue, zero), hue + 1.0, hue)
+    return A.stack([hue, saturation, value], -1)
+
+
+@tf_export("image.hsv_to_rgb")
+def hsv_to_rgb(images, name=None):
+    """RGB of HSV images (TF's HSVToRGB arithmetic: the hue's sextant picks the channels)."""
+    x = convert_to_tensor(images)
+    h, s, v = _rgb_channels(x, "hsv_to_rgb")
+    chroma = s * v
+    low = v - chroma
+    sextant_f = h * 6.0
+    sextant = M.cast(sextant_f, D.int32)          # truncation, as the kernel's int cast
+    halves = M.cast(M.cast(sextant_f / 2.0, D.int32), x.dtype) * 2.0
+    mid = chroma * (1.0 - M.abs(M.abs(sextant_f - halves) - 1.0))
+    zero = A.zeros_like(chroma)
+    # (r, g, b) before adding `low`, per sextant 0..5; any other sextant (h = 1 or out of
+    # [0, 1]) takes the kernel's default, pure red chroma.
+    table = ((chroma, mid, zero), (mid, chroma, zero), (zero, chroma, mid),
+             (zero, mid, chroma), (mid, zero, chroma), (chroma, zero, mid))
+    out = []
+    for channel, default in enumerate((chroma, zero, zero)):
+        value = default
+        for k, row in enumerate(table):
+            value = M.where(M.equal(sextant, k), row[channel], value)
+        out.append(value + low)
+    return A.stack(out, -1)
+
+
+def _adjust_hsv(image, opname, adjust):
+    x = convert_to_tensor(image)
+    f = _as_float(x)
+    wide = f if f.dtype in (D.float32, D.float64) else M.cast(f, D.float32)
+    h, s, v = A.unstack(rgb_to_hsv(wide), 3, -1)
+    h, s = adjust(h, s)
+    out = hsv_to_rgb(A.stack([h, s, v], -1))
+    return convert_image_dtype(M.cast(out, f.dtype), x.dtype)
+
+
+@tf_export("image.adjust_saturation")
+def adjust_saturation(image, saturation_factor, name=None):
+    """The HSV saturation scaled by `saturation_factor` and clipped to [0, 1]."""
+    def scale(h, s):
+        return h, M.clip_by_value(s * M.cast(saturation_factor, s.dtype), 0.0, 1.0)
+    return _adjust_hsv(image, "adjust_saturation", scale)
+
+
+@tf_export("image.adjust_hue")
+def adjust_hue(image, delta, name=None):
+    """The HSV hue rotated by `delta` (in [-1, 1]; wrapped into [0, 1))."""
+    if isinstance(delta, (int, float)) and not -1 <= delta <= 1:
+        raise ValueError("delta must be in the interval [-1, 1]")
+
+    def rotate(h, s):
+        shifted = h + M.cast(delta, h.dtype)
+        wrapped = shifted - M.cast(M.cast(shifted, D.int32), h.dtype)   # C's fmod(x, 1)
+        return M.where(M.less(wrapped, A.zeros_like(wrapped)), wrapped + 1.0, wrapped), s
+    return _adjust_hsv(image, "adjust_hue", rotate)

@@ -2,6 +2,8 @@
 image_color.py) in every mode against NumPy, with gradients against central differences."""
 from __future__ import annotations
 
+import colorsys
+
 import numpy as np
 import pytest
 
@@ -123,3 +125,24 @@ def test_gradients_of_images():
             want[..., 0] += ky[i, j] * window
             want[..., 1] += ky.T[i, j] * window
     check_composite(tf.image.sobel_edges, [BATCH], want, grad=(0,))
+
+
+def _colorsys(fn, x):
+    flat = x.reshape(-1, 3)
+    return np.array([fn(*p) for p in flat]).reshape(x.shape)
+
+
+def test_hsv():
+    # Distinct channels (no ties between max and min, no greys) keep the gradient smooth.
+    rgb = np.array([[[0.9, 0.2, 0.4], [0.1, 0.7, 0.3], [0.2, 0.3, 0.8], [0.6, 0.5, 0.1]]])
+    hsv = _colorsys(colorsys.rgb_to_hsv, rgb)
+    check_composite(tf.image.rgb_to_hsv, [rgb], hsv, grad=(0,))
+    check_composite(tf.image.hsv_to_rgb, [hsv], rgb, grad=(0,))
+    grey = np.array([[[0.5, 0.5, 0.5], [0.0, 0.0, 0.0], [1.0, 0.0, 0.0]]], np.float32)
+    check_composite(tf.image.rgb_to_hsv, [grey],
+                    np.array([[[0, 0, 0.5], [0, 0, 0], [0, 1, 1]]], np.float32))
+    check_composite(lambda t: tf.image.adjust_saturation(t, 0.5), [rgb],
+                    _colorsys(colorsys.hsv_to_rgb, hsv * [1, 0.5, 1]), grad=(0,))
+    check_composite(lambda t: tf.image.adjust_hue(t, 0.3), [rgb],
+                    _colorsys(colorsys.hsv_to_rgb, (hsv + [0.3, 0, 0]) % [1, 2, 2]),
+                    grad=(0,))

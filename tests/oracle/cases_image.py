@@ -67,3 +67,18 @@ CASES = [
     case("image.image_gradients", IMG),
     case("image.sobel_edges", BATCH, grad=(0,)),
 ]
+HSV_RGB = T([[[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0], [0.5, 0.5, 0.5]],
+             [[1.0, 1.0, 0.0], [0.2, 0.4, 0.8], [0.0, 0.0, 0.0], [0.9, 0.1, 0.6]]])
+CASES += [
+    case("image.rgb_to_hsv", HSV_RGB),
+    case("image.rgb_to_hsv", BATCH, grad=(0,)),
+    case("image.hsv_to_rgb", T([[[0.0, 1.0, 1.0], [0.99, 0.5, 0.5], [1.0, 0.5, 0.5],
+                                 [0.5, 0.0, 0.3], [0.2, 0.7, 0.9], [0.7, 1.0, 0.4]]])),
+    case("image.hsv_to_rgb", BATCH, grad=(0,)),
+    case("image.adjust_saturation", HSV_RGB, 0.5),
+    case("image.adjust_saturation", HSV_RGB, 3.0),
+    case("image.adjust_saturation", U8, 0.3),
+    case("image.adjust_hue", HSV_RGB, 0.25),
+    case("image.adjust_hue", HSV_RGB, -0.7),
+    case("image.adjust_hue", U8, 0.1),
+]

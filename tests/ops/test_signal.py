@@ -123,3 +123,13 @@ def test_mel_matrix_and_mfccs():
     x = RNG.standard_normal((3, 5))
     check_composite(tf.signal.mfccs_from_log_mel_spectrograms, [x],
                     scipy.fft.dct(x, type=2) / np.sqrt(10), grad=(0,), rtol=1e-10)
+
+
+def test_fft_gradients_are_refused_by_name():
+    """README: the tape does not differentiate complex tensors yet; the error says so."""
+    x = tf.constant(np.ones(4, np.float32))
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = tf.reduce_sum(tf.math.real(tf.signal.rfft(x)))
+    with pytest.raises(tf.errors.UnimplementedError, match="complex"):
+        tape.gradient(y, x)

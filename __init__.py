@@ -33,7 +33,7 @@ from .passes import register_pass
 
 from . import (autodiff, autograph, config, data, debugging, distribute, dtypes, errors,
                experimental, extend, image, keras, linalg, math, nest, nn, optimizers, random,
-               saved_model, strings, train, types)
+               saved_model, signal, strings, train, types)
 
 # The top-level op API (`tf.add`, `tf.reshape`, ...; several take builtins' names, and
 # `tf.Variable`, whose methods run the variable ops), marked `tf_export("<name>")` where it is

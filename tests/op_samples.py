@@ -876,6 +876,27 @@ add("matrix_solve", lambda a, b: tf.linalg.solve(a, b, adjoint=True),
     well_conditioned((4, 4), F32), R((4, 1), F32), tag="f32-adjoint", rtol=1e-5, atol=1e-6)
 add("cholesky", tf.linalg.cholesky, spd((2, 4, 4), F64))
 add("cholesky", tf.linalg.cholesky, spd((3, 3), F32), rtol=1e-5, atol=1e-6)
+
+
+def triangular(shape, dtype, lower=True):
+    """Well-conditioned matrices with NaN in the triangle triangular_solve must not read."""
+    def gen(rng):
+        n = shape[-1]
+        a = rng.uniform(-1, 1, shape) + n * np.eye(n)
+        tri = np.tri(n, dtype=bool)
+        return np.where(tri if lower else tri.T, a, np.nan).astype(dtype)
+    return Arg(gen, dtype)
+
+
+add("matrix_triangular_solve", tf.linalg.triangular_solve, triangular((2, 1, 3, 3), F64),
+    R((4, 3, 2), F64))
+add("matrix_triangular_solve", lambda a, b: tf.linalg.triangular_solve(a, b, adjoint=True),
+    triangular((4, 4), F32), R((4, 1), F32), tag="f32-adjoint", rtol=1e-5, atol=1e-6)
+add("matrix_triangular_solve", lambda a, b: tf.linalg.triangular_solve(a, b, lower=False),
+    triangular((3, 3), F64, lower=False), R((3, 2), F64), tag="upper")
+add("log_matrix_determinant", lambda x: tf.linalg.slogdet(x), well_conditioned((2, 3, 3), F64))
+add("log_matrix_determinant", lambda x: tf.linalg.slogdet(-x), well_conditioned((3, 3), F32),
+    tag="f32-negative", rtol=1e-5, atol=1e-6)
 # --- strings: eager and the executor; XLA refuses string tensors with TF's error class -------
 _WORDS = np.array([b"", b"a", b" Ab c ", b"h\xc3\xa9llo", b"x,y,,z", b"42", b"-7", b"0.5"],
                   dtype=object)
@@ -976,3 +997,21 @@ add("py_function", lambda x: tf.py_function(lambda a: a * 2.0, [x], Tout=tf.floa
 add("numpy_function", lambda x, y: tf.numpy_function(lambda a, b: (a - b, a * b), [x, y],
                                                      Tout=[tf.int32, tf.int32]),
     R((4,), I32), R((4,), I32), xla=tf.errors.InvalidArgumentError)
+# --- signal: FFTs (real transforms crop or zero-pad to fft_length) -----------------------------
+add("fft", lambda z: tf.signal.fft(z), cplx((2, 8), C64), tag="c64", rtol=1e-5, atol=1e-5)
+add("fft", lambda z: tf.signal.fft2d(z), cplx((3, 4, 5), C128), tag="2d")
+add("fft", lambda z: tf.signal.fft3d(z), cplx((2, 3, 4), C64), tag="3d", rtol=1e-5, atol=1e-5)
+add("ifft", lambda z: tf.signal.ifft(z), cplx((3, 7), C128))
+add("ifft", lambda z: tf.signal.ifft2d(z), cplx((4, 6), C64), tag="2d", rtol=1e-5, atol=1e-5)
+add("ifft", lambda z: tf.signal.ifft3d(z), cplx((2, 2, 3), C128), tag="3d")
+add("rfft", lambda x: tf.signal.rfft(x), R((3, 8), F32), rtol=1e-5, atol=1e-5, static="shape")
+add("rfft", lambda x: tf.signal.rfft(x, [5]), R((4, 7), F64), tag="cropped")
+add("rfft", lambda x: tf.signal.rfft2d(x, [4, 6]), R((3, 5), F64), tag="2d-padded")
+add("rfft", lambda x: tf.signal.rfft3d(x), R((2, 3, 4), F32), tag="3d", rtol=1e-5, atol=1e-5,
+    static="shape")
+add("irfft", lambda z: tf.signal.irfft(z), cplx((2, 5), C64), rtol=1e-5, atol=1e-5,
+    static="shape")
+add("irfft", lambda z: tf.signal.irfft(z, [5]), cplx((3, 6), C128), tag="cropped-odd")
+add("irfft", lambda z: tf.signal.irfft2d(z, [4, 10]), cplx((3, 4), C128), tag="2d-padded")
+add("irfft", lambda z: tf.signal.irfft3d(z, [2, 3, 4]), cplx((2, 3, 3), C64), tag="3d",
+    rtol=1e-5, atol=1e-5)

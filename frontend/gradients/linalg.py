@@ -192,3 +192,25 @@ def _cholesky_grad(op, g):
     rank = need_rank(grad, "cholesky")
     grad_t = A.transpose(grad, list(range(rank - 2)) + [rank - 1, rank - 2])
     return [M.multiply(M.add(grad, grad_t), 0.5)]
+
+
+@gradient("matrix_triangular_solve")
+def _matrix_triangular_solve_grad(op, g):
+    a, b = op.inputs
+    c = op.outputs[0]
+    lower, adjoint = attr(op, "lower"), attr(op, "adjoint")
+    grad_b = L.triangular_solve(a, g, lower=lower, adjoint=not adjoint)
+    if adjoint:
+        grad_a = M.negative(L.matmul(c, grad_b, transpose_b=True))
+    else:
+        grad_a = M.negative(L.matmul(grad_b, c, transpose_b=True))
+    grad_a = L.band_part(grad_a, -1, 0) if lower else L.band_part(grad_a, 0, -1)
+    return [unbroadcast(grad_a, a), unbroadcast(grad_b, b)]
+
+
+@gradient("log_matrix_determinant")
+def _log_matrix_determinant_grad(op, g_sign, g_log_abs):
+    if g_log_abs is None:
+        return [None]
+    scale = A.expand_dims(A.expand_dims(g_log_abs, -1), -1)
+    return [M.multiply(scale, L.inv(op.inputs[0], adjoint=True))]

@@ -2,7 +2,9 @@
 marked with its TF names where it is defined (`frontend/export.py`: `tf_export`)."""
 from ...ir.families import load_families
 
-# image: composites of other families' ops (tf.image), with no ops of its own; axes: the
+# Composites of other families' ops, with no ops of their own: image, image_geometry,
+# image_color (tf.image), matrix (tf.linalg), nn_composites (tf.nn); axes: the
 # axis-attribute helper the families share.
-FAMILIES = load_families(__name__, __path__, not_families=("image", "axes"))
-from . import image  # noqa: E402,F401
+COMPOSITES = ("image", "image_geometry", "image_color", "matrix", "nn_composites")
+FAMILIES = load_families(__name__, __path__, not_families=COMPOSITES + ("axes",))
+from . import image, image_color, image_geometry, matrix, nn_composites  # noqa: E402,F401

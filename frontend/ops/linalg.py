@@ -205,3 +205,23 @@ def cholesky(input, name=None):  # noqa: A002
     """Lower-triangular L with L @ L^T = input (only the lower triangle is read); NaN where
     the matrix is not positive definite, as TF 2.21."""
     return apply("cholesky", (convert_to_tensor(input),))
+
+
+@tf_export("linalg.triangular_solve")
+@runs("matrix_triangular_solve")
+def triangular_solve(matrix, rhs, lower=True, adjoint=False, name=None):
+    """X with matrix @ X = rhs for triangular matrices: only the `lower` (or upper) triangle
+    is read; matrix^T @ X with `adjoint`. Batch dims broadcast."""
+    matrix, rhs = convert_pair(matrix, rhs)
+    return apply("matrix_triangular_solve", (matrix, rhs),
+                 {"lower": bool(lower), "adjoint": bool(adjoint)})
+
+
+Slogdet = collections.namedtuple("LogMatrixDeterminant", ["sign", "log_abs_determinant"])
+
+
+@tf_export("linalg.slogdet")
+@runs("log_matrix_determinant")
+def slogdet(input, name=None):  # noqa: A002
+    """(sign, log|det|) of each innermost square matrix: sign 0 and -inf where singular."""
+    return Slogdet(*apply("log_matrix_determinant", (convert_to_tensor(input),)))

@@ -295,3 +295,40 @@ def _matrix_solve(types, attrs):
         raise InferenceError(f"Input matrix and rhs are incompatible: "
                              f"{format_shape(a.shape)} and {format_shape(b.shape)}")
     return b
+
+
+# --- triangular solve and log-determinant ----------------------------------------------------
+@op("matrix_triangular_solve", ("matrix", "rhs"), attrs=(("lower", "bool", True),
+                                                          ("adjoint", "bool", False)))
+def _matrix_triangular_solve(types, attrs):
+    """X with matrix @ X = rhs for triangular matrices (only the `lower` or upper triangle is
+    read; matrix^T @ X with `adjoint`); the batch dims broadcast."""
+    a, b = types
+    dt = same_dtype(types, SOLVER_DTYPES)
+    if a.shape is None or b.shape is None:
+        return TT(dt, None)
+    for name, t in (("In[0]", a), ("In[1]", b)):
+        if len(t.shape) < 2:
+            raise InferenceError(f"{name} ndims must be >= 2: {len(t.shape)}")
+    n, m = a.shape[-2:]
+    if n is not None and m is not None and n != m:
+        raise InferenceError(f"In[0] matrices in the last dimensions must be square "
+                             f"({m} =/= {n})")
+    if m is not None and b.shape[-2] is not None and m != b.shape[-2]:
+        raise InferenceError(f"In[0] mismatch In[1] shape: {m} vs. {b.shape[-2]}: "
+                             f"{format_shape(a.shape)} {format_shape(b.shape)}")
+    try:
+        batch = broadcast(a.shape[:-2], b.shape[:-2])
+    except InferenceError:
+        raise InferenceError(f"In[0] and In[1] must have compatible batch dimensions: "
+                             f"{format_shape(a.shape)} vs. {format_shape(b.shape)}") from None
+    return TT(dt, batch + b.shape[-2:])
+
+
+@op("log_matrix_determinant", ("input",))
+def _log_matrix_determinant(types, attrs):
+    """(sign, log|det|) of each innermost square matrix; sign 0 and -inf for singular ones."""
+    t = types[0]
+    _square(t, "Input matrix")
+    out = TT(t.dtype, None if t.shape is None else t.shape[:-2])
+    return out, out

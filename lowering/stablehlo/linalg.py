@@ -295,7 +295,10 @@ def _gauss_jordan(ctx, a, rhs=None):
         # Eliminate column k from every other row.
         col = column(a)
         pivot = ctx.spread(ctx.reduce(hlo.multiply(col, at_k), [nb], "add"), vec, range(nb))
-        factor = hlo.select(is_k, ctx.splat(0, col.type), hlo.divide(col, pivot))
+        # A zero pivot (a singular matrix) eliminates nothing: the zero stays on the
+        # diagonal (det 0, log|det| -inf) instead of spreading 0/0 through the matrix.
+        skip = hlo.or_(is_k, ctx.compare(pivot, ctx.zeros(pivot.type), "EQ"))
+        factor = hlo.select(skip, ctx.splat(0, col.type), hlo.divide(col, pivot))
 
         def eliminate(m, m_row):
             full = ctx.shape(m)
@@ -351,3 +354,31 @@ def _cholesky(ctx, op, x):
     lower = ctx.compare(ctx.iota(idx_t, nb), ctx.iota(idx_t, nb + 1), "GE")
     out = hlo.select(lower, hlo.cholesky(a, lower=True), ctx.zeros(a.type))
     return ctx.convert(out, ctx.dtype(x))
+
+
+@register_lowering("log_matrix_determinant")
+def _log_matrix_determinant(ctx, op, x):
+    a = _solver_operand(ctx, x)
+    diag, _, sign = _gauss_jordan(ctx, a)
+    nb = len(ctx.shape(a)) - 2
+    sign = hlo.multiply(sign, ctx.reduce(hlo.sign(diag), [nb], "mul"))
+    log_abs = ctx.reduce(hlo.log(hlo.abs(diag)), [nb], "add")
+    return [ctx.convert(sign, ctx.dtype(x)), ctx.convert(log_abs, ctx.dtype(x))]
+
+
+@register_lowering("matrix_triangular_solve")
+def _matrix_triangular_solve(ctx, op, matrix, rhs, *, lower, adjoint):
+    """stablehlo.triangular_solve on operands broadcast to the result's batch dims; the
+    unread triangle is zeroed first so NaN there cannot leak."""
+    a, b = _solver_operand(ctx, matrix), _solver_operand(ctx, rhs)
+    out_shape = list(ctx.result_type(op).shape)
+    n = ctx.shape(a)[-1]
+    a = ctx.broadcast(a, ctx.like(a, out_shape[:-2] + [n, n]))
+    b = ctx.broadcast(b, ctx.like(b, out_shape))
+    nb = len(out_shape) - 2
+    idx_t = ctx.tensor_type(D.int32, ctx.shape(a))
+    keep = ctx.compare(ctx.iota(idx_t, nb), ctx.iota(idx_t, nb + 1), "GE" if lower else "LE")
+    a = hlo.select(keep, a, ctx.zeros(a.type))
+    transpose = hlo.TransposeAttr.get("TRANSPOSE" if adjoint else "NO_TRANSPOSE")
+    x = hlo.triangular_solve(a, b, True, lower, False, transpose)
+    return ctx.convert(x, ctx.dtype(rhs))

@@ -105,3 +105,30 @@ def cholesky(x):
         except np.linalg.LinAlgError:
             out[i] = np.tril(np.full(m.shape, np.nan))
     return out.reshape(a.shape).astype(x.dtype, copy=False)
+
+
+@kernel("matrix_triangular_solve")
+def matrix_triangular_solve(matrix, rhs, lower, adjoint):
+    """Substitution row by row over broadcast batches; a zero on the diagonal gives inf/NaN
+    as TF's kernel (it does not raise)."""
+    a = _solver_input(matrix)
+    b = _solver_input(rhs)
+    batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    a = np.tril(a) if lower else np.triu(a)
+    a = np.broadcast_to(np.swapaxes(a, -1, -2) if adjoint else a, batch + a.shape[-2:])
+    b = np.broadcast_to(b, batch + b.shape[-2:])
+    forward = lower != adjoint       # solving with a lower-triangular effective matrix
+    n = a.shape[-1]
+    x = np.zeros(b.shape, np.result_type(a, b))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for i in (range(n) if forward else range(n - 1, -1, -1)):
+            done = slice(0, i) if forward else slice(i + 1, n)
+            acc = b[..., i, :] - np.einsum("...j,...jk->...k", a[..., i, done], x[..., done, :])
+            x[..., i, :] = acc / a[..., i, i][..., None]
+    return x.astype(rhs.dtype, copy=False)
+
+
+@kernel("log_matrix_determinant")
+def log_matrix_determinant(x):
+    sign, logdet = np.linalg.slogdet(_solver_input(x))
+    return np.asarray(sign).astype(x.dtype), np.asarray(logdet).astype(x.dtype)

@@ -81,6 +81,22 @@ CASES += [
 ]
 
 
+def lower_triangular(*shape):
+    return np.tril(invertible(*shape))
+
+
+# Triangular solves read one triangle (finite differences of the other are zero, as the
+# gradient's band mask); slogdet's sign has no gradient.
+CASES += [
+    Case("matrix_triangular_solve", [lower_triangular(2, 3, 3), u(2, 3, 2)], tag="lower"),
+    Case("matrix_triangular_solve", [lower_triangular(3, 3), u(2, 3, 1)], {"adjoint": True},
+         tag="adjoint-broadcast", graph=None),
+    Case("matrix_triangular_solve", [np.swapaxes(lower_triangular(3, 3), 0, 1), u(3, 2)],
+         {"lower": False}, tag="upper", graph=None),
+    Case("log_matrix_determinant", [invertible(2, 3, 3)], tag="batch"),
+]
+
+
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
 def test_gradient_matches_finite_differences(case):
     run_all(case)

@@ -1,0 +1,63 @@
+"""TF-oracle cases for tf.signal (format: tests/oracle/spec.py): FFTs with cropped and padded
+lengths, NaN/inf samples, odd lengths, windows of length 1 and odd lengths, framing at the
+edges, DCT types and norms."""
+from spec import T, case
+
+X8 = T([[1, -2, 3, 0.5, "-0.0", 4, -1, 2], [0, 1, 0, -1, 0, 1, 0, -1]])
+X7 = T([1, 2, "nan", 4, 5, 6, 7])
+Z5 = T([[1, 2, 3, 4, 5], [0, -1, 0.5, 2, -3]], "complex64")
+
+CASES = [
+    case("signal.rfft", X8),
+    case("signal.rfft", X8, fft_length=[5]),
+    case("signal.rfft", X8, fft_length=[12]),
+    case("signal.rfft", X7),
+    case("signal.rfft", T([1, "inf", 3, 4])),
+    case("signal.rfft2d", X8, fft_length=[3, 6]),
+    case("signal.rfft3d", T([[[1, 2], [3, 4]], [[5, 6], [7, 8]]], "float64")),
+    case("signal.fft", Z5),
+    case("signal.ifft", Z5),
+    case("signal.fft2d", Z5),
+    case("signal.ifft2d", T([[[1, 2], [3, 4]]], "complex128")),
+    case("signal.fft3d", T([[[1, 2], [3, 4]], [[5, 6], [7, 8]]], "complex64")),
+    case("signal.irfft", Z5),
+    case("signal.irfft", Z5, fft_length=[5]),
+    case("signal.irfft", Z5, fft_length=[16]),
+    case("signal.irfft2d", Z5, fft_length=[2, 6]),
+    case("signal.rfft", T([1, 2, 3], "int32")),
+    case("signal.irfft", T([1, 2, 3])),
+    case("signal.fft", T([1, 2, 3])),
+    case("signal.dct", T([1, 2, 3], "int32")),
+    case("signal.fftshift", X8, grad=(0,)),
+    case("signal.ifftshift", X7, grad=(0,)),
+    case("signal.fftshift", X8, axes=0),
+    case("signal.frame", X8, 3, 2, grad=(0,)),
+    case("signal.frame", X8, 3, 2, pad_end=True, pad_value=9, grad=(0,)),
+    case("signal.frame", X7, 8, 2),
+    case("signal.frame", X8, 2, 1, axis=0),
+    case("signal.overlap_and_add", T([[1, 2, 3], [4, 5, 6], [7, "nan", 9]]), 2),
+    case("signal.overlap_and_add", T([[1, 2, 3], [4, 5, 6], [7, 8, 9]]), 1, grad=(0,)),
+    case("signal.hann_window", 5),
+    case("signal.hann_window", 6),
+    case("signal.hann_window", 6, periodic=False),
+    case("signal.hann_window", 1),
+    case("signal.hamming_window", 7),
+    case("signal.hamming_window", 8, periodic=False),
+    case("signal.kaiser_window", 6),
+    case("signal.kaiser_window", 5, beta=3.0),
+    case("signal.vorbis_window", 6),
+    case("signal.stft", T([[float(i % 5) - 2 for i in range(20)]]), 8, 4),
+    case("signal.stft", T([float(i % 3) for i in range(13)]), 6, 3, fft_length=8, pad_end=True),
+    case("signal.dct", X8, grad=(0,)),
+    case("signal.dct", X8, type=1, grad=(0,)),
+    case("signal.dct", X8, type=3, norm="ortho", grad=(0,)),
+    case("signal.dct", X8, type=4, grad=(0,)),
+    case("signal.dct", X8, n=5, norm="ortho"),
+    case("signal.dct", X8, n=10),
+    case("signal.dct", X7),
+    case("signal.idct", X8, norm="ortho", grad=(0,)),
+    case("signal.idct", X8, type=3),
+    case("signal.linear_to_mel_weight_matrix", 4, 9, 8000, 100.0, 3000.0, tol=(1e-5, 1e-5)),
+    case("signal.linear_to_mel_weight_matrix", 10, 33, 16000, 20.0, 8000.0, tol=(1e-5, 1e-5)),
+    case("signal.mfccs_from_log_mel_spectrograms", X8, grad=(0,)),
+]

@@ -147,7 +147,7 @@ def frame(signal, frame_length, frame_step, pad_end=False, pad_value=0, axis=-1,
     ax = _static_int(axis, "axis") % rank
     n = x.shape.as_list()[ax]
     if n is None:
-        raise ValueError(f"frame: flowjit needs the framed dimension known while tracing")
+        raise ValueError("frame: flowjit needs the framed dimension known while tracing")
     if pad_end:
         frames = -(-n // step)
         padded = max(0, (frames - 1) * step + length - n)

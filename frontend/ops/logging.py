@@ -62,37 +62,37 @@ def _assert_all(opname, cond, x, y, message, summarize):
           {"message": msg, "summarize": 3 if summarize is None else summarize})
 
 
-def assert_equal(x, y, data=None, summarize=None, message=None, name=None):
+def assert_equal(x, y, message=None, summarize=None, name=None):
     x, y = convert_pair(x, y)
     from .math import equal
     _assert_all("x == y", equal(x, y), x, y, message, summarize)
 
 
-def assert_none_equal(x, y, data=None, summarize=None, message=None, name=None):
+def assert_none_equal(x, y, summarize=None, message=None, name=None):
     x, y = convert_pair(x, y)
     from .math import not_equal
     _assert_all("x != y", not_equal(x, y), x, y, message, summarize)
 
 
-def assert_greater(x, y, data=None, summarize=None, message=None, name=None):
+def assert_greater(x, y, message=None, summarize=None, name=None):
     x, y = convert_pair(x, y)
     from .math import greater
     _assert_all("x > y", greater(x, y), x, y, message, summarize)
 
 
-def assert_greater_equal(x, y, data=None, summarize=None, message=None, name=None):
+def assert_greater_equal(x, y, message=None, summarize=None, name=None):
     x, y = convert_pair(x, y)
     from .math import greater_equal
     _assert_all("x >= y", greater_equal(x, y), x, y, message, summarize)
 
 
-def assert_less(x, y, data=None, summarize=None, message=None, name=None):
+def assert_less(x, y, message=None, summarize=None, name=None):
     x, y = convert_pair(x, y)
     from .math import less
     _assert_all("x < y", less(x, y), x, y, message, summarize)
 
 
-def assert_less_equal(x, y, data=None, summarize=None, message=None, name=None):
+def assert_less_equal(x, y, message=None, summarize=None, name=None):
     x, y = convert_pair(x, y)
     from .math import less_equal
     _assert_all("x <= y", less_equal(x, y), x, y, message, summarize)
@@ -101,8 +101,7 @@ def assert_less_equal(x, y, data=None, summarize=None, message=None, name=None):
 _EPS = {"float16": 9.77e-4, "bfloat16": 7.81e-3, "float32": 1.19e-7, "float64": 2.22e-16}
 
 
-def assert_near(x, y, rtol=None, atol=None, data=None, summarize=None, message=None,
-                name=None):
+def assert_near(x, y, rtol=None, atol=None, message=None, summarize=None, name=None):
     """|x - y| <= atol + rtol * |y| elementwise (defaults: 10 * eps of the dtype, as TF)."""
     x, y = convert_pair(x, y)
     from .math import abs as _abs, less_equal
@@ -130,13 +129,13 @@ def assert_rank(x, rank, message=None, name=None):
 
 
 # --- sign checks, shape checks, check_numerics (issue 11) -------------------------------
-def assert_positive(x, data=None, summarize=None, message=None, name=None):
+def assert_positive(x, message=None, summarize=None, name=None):
     x = convert_to_tensor(x)
     from .math import greater
     _assert_all("x > 0", greater(x, convert_pair(x, 0)[1]), x, None, message, summarize)
 
 
-def assert_non_negative(x, data=None, summarize=None, message=None, name=None):
+def assert_non_negative(x, message=None, summarize=None, name=None):
     x = convert_to_tensor(x)
     from .math import greater_equal
     _assert_all("x >= 0", greater_equal(x, convert_pair(x, 0)[1]), x, None, message,

@@ -38,7 +38,6 @@ tan = _unary("tan", "Tangent elementwise.")
 tanh = _unary("tanh", "Hyperbolic tangent elementwise.")
 sigmoid = _unary("sigmoid", "1 / (1 + exp(-x)) elementwise.")
 erf = _unary("erf", "The Gauss error function elementwise.")
-softplus = _unary("softplus", "log(exp(x) + 1) elementwise.")
 reciprocal = _unary("reciprocal", "1/x elementwise.")
 round = _unary("round", "Round half to even elementwise.")  # noqa: A001
 floor = _unary("floor", "Largest integer not greater than x.")
@@ -65,6 +64,11 @@ greater = _binary("greater", "x > y elementwise.")
 greater_equal = _binary("greater_equal", "x >= y elementwise.")
 logical_and = _binary("logical_and", "Boolean AND elementwise.")
 logical_or = _binary("logical_or", "Boolean OR elementwise.")
+
+
+def softplus(features, name=None):
+    """log(exp(features) + 1) elementwise."""
+    return apply("softplus", (convert_to_tensor(features),))
 
 
 def pow(x, y, name=None):  # noqa: A001

@@ -19,6 +19,7 @@ mul, add, sub, div, neg = M.multiply, M.add, M.subtract, M.divide, M.negative
 UNARY = {
     "neg": lambda x, y, g: neg(g),
     "abs": lambda x, y, g: mul(g, M.sign(x)),
+    "sign": lambda x, y, g: A.zeros_like(x),
     "square": lambda x, y, g: mul(g, mul(x, 2.0)),
     "sqrt": lambda x, y, g: div(mul(g, 0.5), y),
     "rsqrt": lambda x, y, g: mul(mul(g, -0.5), mul(y, M.square(y))),
@@ -140,10 +141,13 @@ def _cast_grad(op, g):
 
 @gradient("clip_by_value")
 def _clip_grad(op, g):
+    """The gradient of TF's composition maximum(minimum(t, hi), lo): a NaN in t sends it to
+    the bounds, and so does t beyond crossed bounds."""
     t, lo, hi = op.inputs
-    below = M.less(t, lo)
-    above = M.greater(t, hi)
     zeros = A.zeros_like(g)
-    return [M.where(M.logical_or(below, above), zeros, g),
-            unbroadcast(M.where(below, g, zeros), lo),
-            unbroadcast(M.where(above, g, zeros), hi)]
+    below_hi = M.less_equal(t, hi)
+    above_lo = M.greater_equal(M.minimum(t, hi), lo)
+    to_min = M.where(above_lo, g, zeros)
+    return [M.where(below_hi, to_min, zeros),
+            unbroadcast(M.where(above_lo, zeros, g), lo),
+            unbroadcast(M.where(below_hi, zeros, to_min), hi)]

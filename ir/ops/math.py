@@ -20,8 +20,8 @@ UNARY = {
     "logical_not": BOOL,
 }
 # Differentiable unless listed here (piecewise-constant or boolean results). floormod is
-# piecewise linear (x - floor(x/y) y), with a gradient in TF.
-NOT_DIFFERENTIABLE = {"sign", "round", "floor", "ceil", "logical_not", "is_nan", "is_finite",
+# piecewise linear (x - floor(x/y) y), with a gradient in TF; sign's gradient is zeros in TF.
+NOT_DIFFERENTIABLE = {"round", "floor", "ceil", "logical_not", "is_nan", "is_finite",
                       "equal", "not_equal", "less", "less_equal", "greater", "greater_equal",
                       "logical_and", "logical_or", "floordiv"}
 

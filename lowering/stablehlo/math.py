@@ -211,7 +211,7 @@ def _float_to_int(ctx, x, dst, t):
 @register_lowering("clip_by_value")
 def _clip(ctx, op, x, lo, hi):
     t = ctx.result_type(op)
-    return hlo.minimum(hlo.maximum(x, ctx.broadcast(lo, t)), ctx.broadcast(hi, t))
+    return hlo.maximum(hlo.minimum(x, ctx.broadcast(hi, t)), ctx.broadcast(lo, t))
 
 
 # --- complex numbers --------------------------------------------------------------------------

@@ -27,7 +27,7 @@ UNARY_DOMAIN = {
     "expm1": u((2, 3)), "log": u((2, 3), 0.3, 3.0), "log1p": u((2, 3), -0.7, 3.0),
     "sin": u((2, 3), -3, 3), "cos": u((2, 3), -3, 3), "tan": u((2, 3), -1.2, 1.2),
     "tanh": u((2, 3)), "sigmoid": u((2, 3), -4, 4), "erf": u((2, 3)),
-    "softplus": u((2, 3), -4, 4), "reciprocal": away((2, 3), 0.4),
+    "softplus": u((2, 3), -4, 4), "reciprocal": away((2, 3), 0.4), "sign": away((2, 3)),
 }
 
 CASES = [Case(name, [x], tag="unary", graph="all") for name, x in UNARY_DOMAIN.items()]

@@ -11,8 +11,10 @@ CASES = [
     case("nn.softmax", T([[-1., 0.5, 2.25, 3.]], "bfloat16")),
     case("nn.log_softmax", LOGITS, grad=(0,)),
     case("nn.log_softmax", T([[1., 2.], [3., 4.]]), axis=0, grad=(0,)),
-    case("nn.sigmoid_cross_entropy_with_logits",
-         labels=T([0., 1., 0.3, 1., 0.]), logits=T([0., 0., 0., 50., -50.])),
+    # labels, logits (positional, so both are differentiated): at a logit of 0 the gradient
+    # is sigmoid(0) - labels
+    case("nn.sigmoid_cross_entropy_with_logits", T([0., 1., 0.3, 1., 0.]),
+         T([0., 0., 0., 50., -50.]), grad=(0, 1)),
     case("nn.relu", T([-1., 0., 2., "nan"]), grad=(0,)),
     case("nn.relu6", T([-1., 0., 6., 7.]), grad=(0,)),
     case("nn.softmax_cross_entropy_with_logits", labels=T([[0., 1.], [0.5, 0.5]]),

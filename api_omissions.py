@@ -54,35 +54,33 @@ NOT_YET = {
         AggregationMethod CriticalSection DeviceSpec Graph IndexedSlices
         IndexedSlicesSpec NoneTensorSpec Operation OptionalSpec RaggedTensor
         RaggedTensorSpec RegisterGradient SparseTensor SparseTensorSpec TensorArraySpec
-        TypeSpec VariableAggregation VariableSynchronization acos acosh approx_top_k
-        asin asinh atan atan2 atanh batch_to_space bitcast broadcast_dynamic_shape
-        broadcast_static_shape check_pinned constant_initializer control_dependencies
-        conv conv2d_backprop_filter_v2 conv2d_backprop_input_v2 cosh dynamic_partition
-        dynamic_stitch edit_distance eig eigvals executing_eagerly
-        extract_volume_patches fftnd fingerprint get_current_name_scope get_logger
-        get_static_value grad_pass_through gradients group hessians
-        histogram_fixed_width_bins identity_n ifftnd inside_function irfftnd
-        is_symbolic_tensor is_tensor matrix_square_root meshgrid no_gradient no_op
-        ones_initializer parallel_stack ragged_fill_empty_rows
+        TypeSpec VariableAggregation VariableSynchronization approx_top_k batch_to_space
+        bitcast broadcast_dynamic_shape broadcast_static_shape check_pinned
+        constant_initializer control_dependencies conv conv2d_backprop_filter_v2
+        conv2d_backprop_input_v2 dynamic_partition dynamic_stitch edit_distance eig
+        eigvals executing_eagerly extract_volume_patches fftnd fingerprint
+        get_current_name_scope get_logger get_static_value grad_pass_through gradients
+        group hessians histogram_fixed_width_bins identity_n ifftnd inside_function
+        irfftnd is_symbolic_tensor is_tensor matrix_square_root meshgrid no_gradient
+        no_op ones_initializer parallel_stack ragged_fill_empty_rows
         ragged_fill_empty_rows_grad random_index_shuffle random_normal_initializer
         random_uniform_initializer realdiv recompute_grad
         register_tensor_conversion_function repeat required_space_to_batch_paddings
-        reverse_sequence rfftnd roll scalar_mul sequence_mask shape_n sinh
-        space_to_batch space_to_batch_nd tan tensor_scatter_nd_max tensor_scatter_nd_min
+        reverse_sequence rfftnd roll scalar_mul sequence_mask shape_n space_to_batch
+        space_to_batch_nd tan tensor_scatter_nd_max tensor_scatter_nd_min
         tensor_scatter_nd_sub timestamp truncatediv truncatemod tuple
         type_spec_from_value uint16 uint32 uint64 unravel_index variable_creator_scope
         vectorized_map zeros_initializer
 """.split(),
     "math": """
-        accumulate_n acos acosh angle approx_max_k approx_min_k asin asinh atan atan2
-        atanh bessel_i0 bessel_i0e bessel_i1 bessel_i1e betainc confusion_matrix cosh
-        count_nonzero cumulative_logsumexp digamma divide_no_nan erfc erfcinv erfinv
-        igamma igammac in_top_k invert_permutation is_inf is_non_decreasing
-        is_strictly_increasing lbeta lgamma log_sigmoid multiply_no_nan ndtri nextafter
-        polygamma polyval reciprocal_no_nan rint segment_min segment_prod sinh
-        sobol_sample softsign unsorted_segment_mean unsorted_segment_min
-        unsorted_segment_prod unsorted_segment_sqrt_n xdivy xlog1py xlogy zero_fraction
-        zeta
+        accumulate_n angle approx_max_k approx_min_k bessel_i0 bessel_i0e bessel_i1
+        bessel_i1e betainc confusion_matrix count_nonzero cumulative_logsumexp digamma
+        divide_no_nan erfcinv erfinv igamma igammac in_top_k invert_permutation is_inf
+        is_non_decreasing is_strictly_increasing lbeta lgamma log_sigmoid
+        multiply_no_nan ndtri nextafter polygamma polyval reciprocal_no_nan rint
+        segment_min segment_prod sobol_sample softsign unsorted_segment_mean
+        unsorted_segment_min unsorted_segment_prod unsorted_segment_sqrt_n xdivy xlog1py
+        xlogy zero_fraction zeta
 """.split(),
     "nn": """
         all_candidate_sampler approx_max_k approx_min_k atrous_conv2d

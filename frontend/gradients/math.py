@@ -35,6 +35,15 @@ UNARY = {
     "erf": lambda x, y, g: mul(g, mul(M.exp(neg(M.square(x))), _TWO_OVER_SQRT_PI)),
     "softplus": lambda x, y, g: mul(g, M.sigmoid(x)),
     "reciprocal": lambda x, y, g: mul(neg(g), M.square(y)),
+    "acos": lambda x, y, g: neg(div(g, M.sqrt(sub(1.0, M.square(x))))),
+    "asin": lambda x, y, g: div(g, M.sqrt(sub(1.0, M.square(x)))),
+    "atan": lambda x, y, g: div(g, add(1.0, M.square(x))),
+    "sinh": lambda x, y, g: mul(g, M.cosh(x)),
+    "cosh": lambda x, y, g: mul(g, M.sinh(x)),
+    "asinh": lambda x, y, g: div(g, M.cosh(y)),
+    "acosh": lambda x, y, g: div(g, M.sinh(y)),
+    "atanh": lambda x, y, g: div(g, sub(1.0, M.square(x))),
+    "erfc": lambda x, y, g: mul(g, mul(M.exp(neg(M.square(x))), -_TWO_OVER_SQRT_PI)),
 }
 
 
@@ -70,6 +79,14 @@ def _mul_grad(op, g):
 def _div_grad(op, g):
     x, y = op.inputs
     return [unbroadcast(div(g, y), x), unbroadcast(mul(g, div(div(neg(x), y), y)), y)]
+
+
+@gradient("atan2")
+def _atan2_grad(op, g):
+    # atan2(y, x): d/dy = x / (x^2 + y^2), d/dx = -y / (x^2 + y^2)
+    y, x = op.inputs
+    scale = div(g, add(M.square(x), M.square(y)))
+    return [unbroadcast(mul(x, scale), y), unbroadcast(mul(neg(y), scale), x)]
 
 
 @gradient("floormod")

@@ -6,6 +6,7 @@ import numpy as np
 from ...ir import dtypes as D
 from ...ir import errors
 from ..dispatch import apply, convert_pair, convert_to_tensor
+from ..export import tf_export
 
 
 def _unary(opname, doc):
@@ -46,6 +47,24 @@ logical_not = _unary("logical_not", "Boolean NOT elementwise.")
 is_nan = _unary("is_nan", "True where x is NaN.")
 is_finite = _unary("is_finite", "True where x is neither NaN nor infinite.")
 neg = negative
+acos = _unary("acos", "Inverse cosine elementwise (NaN outside [-1, 1]).")
+asin = _unary("asin", "Inverse sine elementwise (NaN outside [-1, 1]).")
+atan = _unary("atan", "Inverse tangent elementwise.")
+sinh = _unary("sinh", "Hyperbolic sine elementwise.")
+cosh = _unary("cosh", "Hyperbolic cosine elementwise.")
+asinh = _unary("asinh", "Inverse hyperbolic sine elementwise.")
+acosh = _unary("acosh", "Inverse hyperbolic cosine elementwise (NaN below 1).")
+atanh = _unary("atanh", "Inverse hyperbolic tangent elementwise (+-inf at +-1).")
+erfc = _unary("erfc", "1 - erf(x) elementwise, exact for large x.")
+for _name in ("acos", "asin", "atan", "sinh", "cosh", "asinh", "acosh", "atanh"):
+    tf_export(f"math.{_name}", _name)(globals()[_name])
+tf_export("math.erfc")(erfc)
+
+
+@tf_export("math.atan2", "atan2")
+def atan2(y, x, name=None):
+    """The angle of (x, y) elementwise, in [-pi, pi]; atan2(+-0, -0) is +-pi."""
+    return apply("atan2", convert_pair(y, x))
 
 add = _binary("add", "x + y with broadcasting.")
 subtract = _binary("sub", "x - y with broadcasting.")

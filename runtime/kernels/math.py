@@ -6,7 +6,7 @@ import numpy as np
 
 from ...ir.errors import InvalidArgumentError
 from . import kernel, register
-from .special import erf
+from .special import erf, erfc
 
 _ERRSTATE = dict(divide="ignore", invalid="ignore", over="ignore", under="ignore")
 
@@ -25,7 +25,7 @@ for _name, _fn in {
     "logical_and": np.logical_and,
     "logical_or": np.logical_or, "equal": np.equal, "not_equal": np.not_equal,
     "less": np.less, "less_equal": np.less_equal, "greater": np.greater,
-    "greater_equal": np.greater_equal, "erf": _erf,
+    "greater_equal": np.greater_equal, "erf": _erf, "erfc": erfc,
 }.items():
     register(_name, _fn)
 # Float overflow/invalid/divide-by-zero give inf/NaN, as in TF (the warnings filter in
@@ -34,6 +34,8 @@ for _name, _fn in {
     "neg": np.negative, "square": np.square, "sqrt": np.sqrt, "exp": np.exp,
     "expm1": np.expm1, "log": np.log, "log1p": np.log1p, "sin": np.sin, "cos": np.cos,
     "tan": np.tan, "tanh": np.tanh, "add": np.add, "sub": np.subtract, "mul": np.multiply,
+    "acos": np.arccos, "asin": np.arcsin, "atan": np.arctan, "sinh": np.sinh, "cosh": np.cosh,
+    "asinh": np.arcsinh, "acosh": np.arccosh, "atanh": np.arctanh, "atan2": np.arctan2,
 }.items():
     register(_name, _fn)
 

@@ -113,3 +113,22 @@ CASES = [
     case("math.real", T([1.5, -2.])),
     case("math.imag", T([1.5, -2.])),
 ]
+
+# Inverse trigonometric and hyperbolic functions, erfc, atan2 (added with them).
+CASES += [
+    case("math.acos", T([-1., 0., 0.5, 1., 1.5, "nan"]), grad=(0,)),
+    case("math.asin", T([-1., "-0.0", 0.5, 1., -1.5]), grad=(0,)),
+    case("math.atan", T([0., "-0.0", 1., "inf", "-inf", 1e30]), grad=(0,)),
+    case("math.sinh", T([0., "-0.0", 1., -90., 90.]), grad=(0,)),
+    case("math.cosh", T([0., 1., -90., 90.]), grad=(0,)),
+    case("math.asinh", T([0., "-0.0", 1., -1e20, "inf"]), grad=(0,)),
+    case("math.acosh", T([1., 2., 0.5, "inf"]), grad=(0,)),
+    case("math.atanh", T([0., 0.5, -1., 1., 2.]), grad=(0,)),
+    case("math.erfc", T([0., -1., 5., 30., "-inf"]), grad=(0,)),
+    case("math.asin", T([0.25, -0.5], "float64"), grad=(0,)),
+    case("math.atan2", T([0., "-0.0", 0., "-0.0", 1., -1.]), T([0., 0., "-0.0", "-0.0", 0., 0.]),
+         grad=(0, 1)),
+    case("math.atan2", T([[1.], [-2.]]), T([3., -4., "inf"]), grad=(0, 1)),
+    case("atan2", T([1, 2], "int32"), T([1, 1], "int32")),
+    case("math.acos", T([0.5, -0.25], "float16"), grad=(0,)),
+]

@@ -64,23 +64,21 @@ NOT_YET = {
         irfftnd is_symbolic_tensor is_tensor matrix_square_root meshgrid no_gradient
         no_op ones_initializer parallel_stack ragged_fill_empty_rows
         ragged_fill_empty_rows_grad random_index_shuffle random_normal_initializer
-        random_uniform_initializer realdiv recompute_grad
-        register_tensor_conversion_function repeat required_space_to_batch_paddings
-        reverse_sequence rfftnd roll scalar_mul sequence_mask shape_n space_to_batch
-        space_to_batch_nd tan tensor_scatter_nd_max tensor_scatter_nd_min
-        tensor_scatter_nd_sub timestamp truncatediv truncatemod tuple
-        type_spec_from_value uint16 uint32 uint64 unravel_index variable_creator_scope
-        vectorized_map zeros_initializer
+        random_uniform_initializer recompute_grad register_tensor_conversion_function
+        repeat required_space_to_batch_paddings reverse_sequence rfftnd roll scalar_mul
+        sequence_mask shape_n space_to_batch space_to_batch_nd tan tensor_scatter_nd_max
+        tensor_scatter_nd_min tensor_scatter_nd_sub timestamp tuple type_spec_from_value
+        uint16 uint32 uint64 unravel_index variable_creator_scope vectorized_map
+        zeros_initializer
 """.split(),
     "math": """
         accumulate_n angle approx_max_k approx_min_k bessel_i0 bessel_i0e bessel_i1
-        bessel_i1e betainc confusion_matrix count_nonzero cumulative_logsumexp digamma
-        divide_no_nan erfcinv erfinv igamma igammac in_top_k invert_permutation is_inf
-        is_non_decreasing is_strictly_increasing lbeta lgamma log_sigmoid
-        multiply_no_nan ndtri nextafter polygamma polyval reciprocal_no_nan rint
-        segment_min segment_prod sobol_sample softsign unsorted_segment_mean
-        unsorted_segment_min unsorted_segment_prod unsorted_segment_sqrt_n xdivy xlog1py
-        xlogy zero_fraction zeta
+        bessel_i1e betainc confusion_matrix cumulative_logsumexp digamma erfcinv erfinv
+        igamma igammac in_top_k invert_permutation is_non_decreasing
+        is_strictly_increasing lbeta lgamma multiply_no_nan ndtri nextafter polygamma
+        polyval segment_min segment_prod sobol_sample softsign unsorted_segment_mean
+        unsorted_segment_min unsorted_segment_prod unsorted_segment_sqrt_n zero_fraction
+        zeta
 """.split(),
     "nn": """
         all_candidate_sampler approx_max_k approx_min_k atrous_conv2d

@@ -153,12 +153,9 @@ NOT_YET = {
         bitwise_and bitwise_or bitwise_xor invert left_shift right_shift
 """.split(),
     "debugging": """
-        assert_all_finite assert_integer assert_negative assert_non_positive
-        assert_proper_iterable assert_rank_at_least assert_rank_in
-        assert_same_float_dtype assert_scalar assert_type disable_check_numerics
+        assert_proper_iterable assert_same_float_dtype disable_check_numerics
         disable_traceback_filtering enable_check_numerics enable_traceback_filtering
-        get_log_device_placement is_numeric_tensor is_traceback_filtering_enabled
-        set_log_device_placement
+        get_log_device_placement is_traceback_filtering_enabled set_log_device_placement
 """.split(),
     "dtypes": """
         complex saturate_cast uint16 uint32 uint64

@@ -51,6 +51,10 @@ _NODE_SUFFIX = re.compile(r", node name: \w+$")
 MESSAGE_DIFFERS = {
     # TF names the C++ kernel and its type names ("MatMul", "float", "double")
     "array/matmul-89": "flowjit names the op and dtypes as the API does",
+    # TF follows "did not hold element-wise:" with the data; flowjit puts the user's line
+    # there and the data on the next line
+    "debugging/debugging.assert_negative-1": "flowjit's assert layout",
+    "debugging/debugging.assert_non_positive-3": "flowjit's assert layout",
 }
 # TF's dtype refusal lists its kernels' C++ type names ("Value for attr 'T' of int32 is not in
 # the list of allowed values: bfloat16, half, float, double"); flowjit's names the dtype and
@@ -211,6 +215,9 @@ def test_matches_tf(c, record, mode, cid):
     outputs = runner.flat_outputs(outputs)
     assert len(outputs) == len(record["outputs"]), "number of outputs"
     for i, (got, want) in enumerate(zip(outputs, record["outputs"])):
+        if want is None:   # TF returns None (an assert that held)
+            assert got is None, f"output {i}: flowjit returns {got!r}, TF None"
+            continue
         _check(got, want, mode, f"output {i}", c["tol"], _subnormal_inputs(c, want["shape"]))
     for arg, got, want in zip(c["grad"], grads, record.get("grads", [])):
         if want is None:

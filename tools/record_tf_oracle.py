@@ -39,7 +39,8 @@ def _run(tf, c):
             tape.watch(args[i])
         outputs = runner.flat_outputs(fn(*args, **kwargs))
         target = runner.weighted_sum(tf, outputs) if c["grad"] else None
-    record = {"outputs": [runner.encode(o.numpy(), o.dtype.name) for o in outputs]}
+    record = {"outputs": [None if o is None else runner.encode(o.numpy(), o.dtype.name)
+                          for o in outputs]}
     if c["grad"]:
         grads = [tape.gradient(target, args[i]) if target is not None else None
                  for i in c["grad"]]

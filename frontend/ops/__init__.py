@@ -5,7 +5,7 @@ function is found there by the op's name (`flowjit.extend.api_for_op`), and a fa
 from . import (math, reduce, linalg, array, nn, random, state, logging, fused,  # noqa: F401
                strings, segment, counting, image, checks, script, collective)
 # Composites only (no ops of their own): imported for their `tf_export` marks.
-from . import safe_math  # noqa: F401
+from . import program, safe_math  # noqa: F401
 
 FAMILIES = (math, reduce, linalg, array, nn, random, state, logging, fused, strings, segment,
             counting, image, checks, script, collective)

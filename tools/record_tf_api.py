@@ -1,5 +1,5 @@
 """Record TensorFlow's public API (names per namespace, and each function's parameters) as
-test data: `/work/tfenv/bin/python tools/record_tf_api.py` writes tests/data/tf_api.json.
+test data: `python tools/record_tf_api.py` (a Python with TensorFlow 2.21) writes tests/data/tf_api.json.
 
 Run with a Python that has TensorFlow installed; flowjit and its tests never import it.
 The file maps namespace ("" for the top level) to {name: entry}, where an entry is

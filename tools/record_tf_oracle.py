@@ -1,5 +1,5 @@
 """Record TensorFlow's answers to the oracle cases (tests/oracle/cases_<group>.py) as test
-data: `/work/tfenv/bin/python tools/record_tf_oracle.py [group ...]` writes
+data: `python tools/record_tf_oracle.py [group ...]` (a Python with TensorFlow 2.21) writes
 tests/data/tf_oracle/<group>.json.
 
 Per case: its outputs (dtype, shape, row-major values; NaN, +-inf and -0.0 spelled as

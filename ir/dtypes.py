@@ -154,25 +154,25 @@ def from_numpy(np_dtype) -> DType:
     return d
 
 
-def as_dtype(value) -> DType:
+def as_dtype(type_value) -> DType:
     """TF's `as_dtype`: accepts a DType, a name, a NumPy dtype or scalar type, or a Python type."""
-    if isinstance(value, DType):
-        return value
-    if isinstance(value, str):
-        d = _BY_NAME.get(value)
+    if isinstance(type_value, DType):
+        return type_value
+    if isinstance(type_value, str):
+        d = _BY_NAME.get(type_value)
         if d is None:
-            raise TypeError(f"Cannot convert '{value}' to a DType; known names: "
+            raise TypeError(f"Cannot convert '{type_value}' to a DType; known names: "
                             f"{', '.join(sorted(_BY_NAME))}")
         return d
-    if isinstance(value, type) and value in _BY_PY:
-        return _BY_PY[value]
+    if isinstance(type_value, type) and type_value in _BY_PY:
+        return _BY_PY[type_value]
     # np.dtype would read None as float64, and str and bytes as string types TF refuses
-    if value is None or value is str or value is bytes:
-        raise TypeError(f"Cannot convert {value!r} to a DType")
+    if type_value is None or type_value is str or type_value is bytes:
+        raise TypeError(f"Cannot convert {type_value!r} to a DType")
     try:
-        return from_numpy(np.dtype(value))
+        return from_numpy(np.dtype(type_value))
     except (TypeError, ValueError):
-        raise TypeError(f"Cannot convert {value!r} to a DType") from None
+        raise TypeError(f"Cannot convert {type_value!r} to a DType") from None
 
 
 HALF_FLOATS = (float16, bfloat16)

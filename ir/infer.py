@@ -108,11 +108,12 @@ def norm_axes(axis, rank: int):
     out = []
     for a in axis:
         if not -rank <= a < rank:
-            raise InferenceError(f"Invalid reduction dimension {a} for input with {rank} "
-                                 f"dimensions")
+            raise InferenceError(f"Invalid reduction dimension ({a} for input with {rank} "
+                                 f"dimension(s)")
         a %= rank
         if a in out:
-            raise InferenceError(f"Duplicate reduction dimension {a}")
+            raise InferenceError(f"Invalid reduction arguments: Axes contains duplicate "
+                                 f"dimension: {a}")
         out.append(a)
     return tuple(sorted(out))
 

@@ -179,6 +179,7 @@ _GEN = {
     "gt-1": lambda s, d: R(s, d, -0.9, 3.0), "small": lambda s, d: R(s, d, -1.2, 1.2),
     "nz": lambda s, d: nonzero(s, d), "half": halves, "spec": specials,
     "big": lambda s, d: R(s, d, -20.0, 20.0),
+    "unit": lambda s, d: R(s, d, -0.9, 0.9), "gt1": lambda s, d: R(s, d, 1.1, 4.0),
 }
 UNARY = {
     "neg": (tf.math.negative, [(F32, "wide"), (I32, "wide"), (I64, "wide"), (BF16, "wide")], 0),
@@ -205,6 +206,15 @@ UNARY = {
     "logical_not": (tf.math.logical_not, [(B, "wide")], 0),
     "is_nan": (tf.math.is_nan, [(F32, "spec"), (F64, "spec"), (F16, "spec")], 0),
     "is_finite": (tf.math.is_finite, [(F32, "spec"), (BF16, "spec")], 0),
+    "acos": (tf.math.acos, [(F32, "unit"), (F64, "unit")], 1),
+    "asin": (tf.math.asin, [(F32, "unit"), (F64, "unit")], 1),
+    "atan": (tf.math.atan, [(F32, "wide"), (F64, "big")], 1),
+    "sinh": (tf.math.sinh, [(F32, "wide"), (F64, "wide")], 1),
+    "cosh": (tf.math.cosh, [(F32, "wide"), (F64, "wide")], 1),
+    "asinh": (tf.math.asinh, [(F32, "big"), (F64, "wide")], 1),
+    "acosh": (tf.math.acosh, [(F32, "gt1"), (F64, "gt1")], 1),
+    "atanh": (tf.math.atanh, [(F32, "unit"), (F64, "unit")], 1),
+    "erfc": (tf.math.erfc, [(F32, "wide"), (F64, "wide")], 1),
 }
 for _op, (_api, _cases, _transcendental) in UNARY.items():
     for _i, (_dt, _kind) in enumerate(_cases):
@@ -245,6 +255,7 @@ BINARY = {
     "div": (tf.math.divide, (F32, F64, F16), R, nonzero, 0),
     "floordiv": (tf.math.floordiv, (I32, F32, I64, I8), R, nonzero, 0),
     "floormod": (tf.math.floormod, (I32, F32, I64, F64), R, nonzero, 0),
+    "atan2": (tf.math.atan2, (F32, F64), R, nonzero, 1),
     "pow": (tf.math.pow, (F32, I32, F64, I64), _pow_args, _pow_exps, 1),
     "maximum": (tf.math.maximum, (F32, I32, U8, BF16), halves, halves, 0),
     "minimum": (tf.math.minimum, (F64, I64, I8, F32), halves, halves, 0),

@@ -19,6 +19,7 @@ mul, add, sub, div, neg = M.multiply, M.add, M.subtract, M.divide, M.negative
 UNARY = {
     "neg": lambda x, y, g: neg(g),
     "abs": lambda x, y, g: mul(g, M.sign(x)),
+    "sign": lambda x, y, g: A.zeros_like(x),
     "square": lambda x, y, g: mul(g, mul(x, 2.0)),
     "sqrt": lambda x, y, g: div(mul(g, 0.5), y),
     "rsqrt": lambda x, y, g: mul(mul(g, -0.5), mul(y, M.square(y))),
@@ -34,6 +35,15 @@ UNARY = {
     "erf": lambda x, y, g: mul(g, mul(M.exp(neg(M.square(x))), _TWO_OVER_SQRT_PI)),
     "softplus": lambda x, y, g: mul(g, M.sigmoid(x)),
     "reciprocal": lambda x, y, g: mul(neg(g), M.square(y)),
+    "acos": lambda x, y, g: neg(div(g, M.sqrt(sub(1.0, M.square(x))))),
+    "asin": lambda x, y, g: div(g, M.sqrt(sub(1.0, M.square(x)))),
+    "atan": lambda x, y, g: div(g, add(1.0, M.square(x))),
+    "sinh": lambda x, y, g: mul(g, M.cosh(x)),
+    "cosh": lambda x, y, g: mul(g, M.sinh(x)),
+    "asinh": lambda x, y, g: div(g, M.cosh(y)),
+    "acosh": lambda x, y, g: div(g, M.sinh(y)),
+    "atanh": lambda x, y, g: div(g, sub(1.0, M.square(x))),
+    "erfc": lambda x, y, g: mul(g, mul(M.exp(neg(M.square(x))), -_TWO_OVER_SQRT_PI)),
 }
 
 
@@ -69,6 +79,14 @@ def _mul_grad(op, g):
 def _div_grad(op, g):
     x, y = op.inputs
     return [unbroadcast(div(g, y), x), unbroadcast(mul(g, div(div(neg(x), y), y)), y)]
+
+
+@gradient("atan2")
+def _atan2_grad(op, g):
+    # atan2(y, x): d/dy = x / (x^2 + y^2), d/dx = -y / (x^2 + y^2)
+    y, x = op.inputs
+    scale = div(g, add(M.square(x), M.square(y)))
+    return [unbroadcast(mul(x, scale), y), unbroadcast(mul(neg(y), scale), x)]
 
 
 @gradient("floormod")
@@ -140,10 +158,13 @@ def _cast_grad(op, g):
 
 @gradient("clip_by_value")
 def _clip_grad(op, g):
+    """The gradient of TF's composition maximum(minimum(t, hi), lo): a NaN in t sends it to
+    the bounds, and so does t beyond crossed bounds."""
     t, lo, hi = op.inputs
-    below = M.less(t, lo)
-    above = M.greater(t, hi)
     zeros = A.zeros_like(g)
-    return [M.where(M.logical_or(below, above), zeros, g),
-            unbroadcast(M.where(below, g, zeros), lo),
-            unbroadcast(M.where(above, g, zeros), hi)]
+    below_hi = M.less_equal(t, hi)
+    above_lo = M.greater_equal(M.minimum(t, hi), lo)
+    to_min = M.where(above_lo, g, zeros)
+    return [M.where(below_hi, to_min, zeros),
+            unbroadcast(M.where(above_lo, zeros, g), lo),
+            unbroadcast(M.where(below_hi, zeros, to_min), hi)]

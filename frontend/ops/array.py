@@ -639,9 +639,19 @@ def gather_nd(params, indices, batch_dims=0, name=None, bad_indices_policy=""):
     return apply("gather_nd", (p, ix), {"batch_dims": bd})
 
 
+def _check_bad_indices_policy(policy, opname):
+    """flowjit raises on an out-of-range index, TF's CPU default ("" or "DEFAULT", "ERROR");
+    TF's "IGNORE" (skip such updates) is not implemented."""
+    if policy not in ("", "DEFAULT", "ERROR"):
+        raise errors.UnimplementedError(None, opname, f"{opname}: bad_indices_policy "
+                                        f"{policy!r} is not supported; flowjit raises on a "
+                                        f"bad index (\"\", \"DEFAULT\" or \"ERROR\")")
+
+
 @tf_export("scatter_nd")
-def scatter_nd(indices, updates, shape, name=None):
+def scatter_nd(indices, updates, shape, bad_indices_policy="", name=None):
     """Zeros of `shape` with `updates` added at `indices` (duplicates accumulate)."""
+    _check_bad_indices_policy(bad_indices_policy, "scatter_nd")
     ix = convert_to_tensor(indices)
     upd = convert_to_tensor(updates)
     dims = _ints(shape, "scatter_nd", "shape", TypeError)
@@ -658,8 +668,9 @@ def tensor_scatter_nd_update(tensor, indices, updates, name=None):
 
 
 @tf_export("tensor_scatter_nd_add")
-def tensor_scatter_nd_add(tensor, indices, updates, name=None):
+def tensor_scatter_nd_add(tensor, indices, updates, bad_indices_policy="", name=None):
     """A copy of `tensor` with `updates` added at `indices` (duplicates accumulate)."""
+    _check_bad_indices_policy(bad_indices_policy, "tensor_scatter_nd_add")
     t = convert_to_tensor(tensor)
     ix = convert_to_tensor(indices)
     upd = updates if _is_tensor_like(updates) else convert_to_tensor(updates, dtype=t.dtype)

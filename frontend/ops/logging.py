@@ -74,42 +74,42 @@ def _assert_all(opname, cond, x, y, message, summarize):
 
 
 @tf_export("debugging.assert_equal", "assert_equal")
-def assert_equal(x, y, data=None, summarize=None, message=None, name=None):
+def assert_equal(x, y, message=None, summarize=None, name=None):
     x, y = convert_pair(x, y)
     from .math import equal
     _assert_all("x == y", equal(x, y), x, y, message, summarize)
 
 
 @tf_export("debugging.assert_none_equal")
-def assert_none_equal(x, y, data=None, summarize=None, message=None, name=None):
+def assert_none_equal(x, y, summarize=None, message=None, name=None):
     x, y = convert_pair(x, y)
     from .math import not_equal
     _assert_all("x != y", not_equal(x, y), x, y, message, summarize)
 
 
 @tf_export("debugging.assert_greater", "assert_greater")
-def assert_greater(x, y, data=None, summarize=None, message=None, name=None):
+def assert_greater(x, y, message=None, summarize=None, name=None):
     x, y = convert_pair(x, y)
     from .math import greater
     _assert_all("x > y", greater(x, y), x, y, message, summarize)
 
 
 @tf_export("debugging.assert_greater_equal")
-def assert_greater_equal(x, y, data=None, summarize=None, message=None, name=None):
+def assert_greater_equal(x, y, message=None, summarize=None, name=None):
     x, y = convert_pair(x, y)
     from .math import greater_equal
     _assert_all("x >= y", greater_equal(x, y), x, y, message, summarize)
 
 
 @tf_export("debugging.assert_less", "assert_less")
-def assert_less(x, y, data=None, summarize=None, message=None, name=None):
+def assert_less(x, y, message=None, summarize=None, name=None):
     x, y = convert_pair(x, y)
     from .math import less
     _assert_all("x < y", less(x, y), x, y, message, summarize)
 
 
 @tf_export("debugging.assert_less_equal")
-def assert_less_equal(x, y, data=None, summarize=None, message=None, name=None):
+def assert_less_equal(x, y, message=None, summarize=None, name=None):
     x, y = convert_pair(x, y)
     from .math import less_equal
     _assert_all("x <= y", less_equal(x, y), x, y, message, summarize)
@@ -119,8 +119,7 @@ _EPS = {"float16": 9.77e-4, "bfloat16": 7.81e-3, "float32": 1.19e-7, "float64": 
 
 
 @tf_export("debugging.assert_near")
-def assert_near(x, y, rtol=None, atol=None, data=None, summarize=None, message=None,
-                name=None):
+def assert_near(x, y, rtol=None, atol=None, message=None, summarize=None, name=None):
     """|x - y| <= atol + rtol * |y| elementwise (defaults: 10 * eps of the dtype, as TF)."""
     x, y = convert_pair(x, y)
     from .math import abs as _abs, less_equal
@@ -150,14 +149,14 @@ def assert_rank(x, rank, message=None, name=None):
 
 # --- sign checks, shape checks, check_numerics ------------------------------------------
 @tf_export("debugging.assert_positive")
-def assert_positive(x, data=None, summarize=None, message=None, name=None):
+def assert_positive(x, message=None, summarize=None, name=None):
     x = convert_to_tensor(x)
     from .math import greater
     _assert_all("x > 0", greater(x, convert_pair(x, 0)[1]), x, None, message, summarize)
 
 
 @tf_export("debugging.assert_non_negative")
-def assert_non_negative(x, data=None, summarize=None, message=None, name=None):
+def assert_non_negative(x, message=None, summarize=None, name=None):
     x = convert_to_tensor(x)
     from .math import greater_equal
     _assert_all("x >= 0", greater_equal(x, convert_pair(x, 0)[1]), x, None, message,
@@ -245,3 +244,85 @@ def check_numerics(tensor, message, name=None):
               {"message": f"{message} : Tensor had {what} values [at {errors.user_frame()}]",
                "summarize": 3})
     return x
+
+
+# --- more of tf.debugging: sign, dtype and rank checks -------------------------------------
+@tf_export("debugging.assert_negative")
+def assert_negative(x, message=None, summarize=None, name=None):
+    x = convert_to_tensor(x)
+    from .math import less
+    _assert_all("x < 0", less(x, convert_pair(x, 0)[1]), x, None, message, summarize)
+
+
+@tf_export("debugging.assert_non_positive")
+def assert_non_positive(x, message=None, summarize=None, name=None):
+    x = convert_to_tensor(x)
+    from .math import less_equal
+    _assert_all("x <= 0", less_equal(x, convert_pair(x, 0)[1]), x, None, message, summarize)
+
+
+def _prefix(message):
+    return f"{message}  " if message else ""
+
+
+@tf_export("debugging.assert_integer")
+def assert_integer(x, message=None, name=None):
+    """TypeError unless `x` has an integer dtype (checked at once: dtypes are static)."""
+    x = convert_to_tensor(x)
+    if not x.dtype.is_integer:
+        raise TypeError(f'{_prefix(message)}Expected "x" to be integer type.  Found: tensor '
+                        f"of dtype <dtype: '{x.dtype.name}'>")
+
+
+@tf_export("debugging.assert_type")
+def assert_type(tensor, tf_type, message=None, name=None):
+    """TypeError unless `tensor` has dtype `tf_type`."""
+    from ...ir.dtypes import as_dtype
+    x, want = convert_to_tensor(tensor), as_dtype(tf_type)
+    if x.dtype is not want:
+        raise TypeError(f"{_prefix(message)}tensor must be of type tf.{want.name}; got "
+                        f"tf.{x.dtype.name}")
+
+
+def _static_rank(x, message, what, ok):
+    """ValueError when the rank is known and not `ok`; an assert when it runs otherwise."""
+    x = convert_to_tensor(x)
+    have = x.shape.rank
+    if have is not None:
+        if not ok(have):
+            raise ValueError(f"{_prefix(message)}Tensor {_tensor_name(x)} must have {what}.  "
+                             f"Received rank {have}, shape {tuple(x.shape.as_list())}")
+        return
+    raise NotImplementedError(f"{what}: the rank of the tensor is unknown while tracing")
+
+
+@tf_export("debugging.assert_rank_at_least")
+def assert_rank_at_least(x, rank, message=None, name=None):
+    _static_rank(x, message, f"rank at least {int(rank)}", lambda r: r >= int(rank))
+
+
+@tf_export("debugging.assert_rank_in")
+def assert_rank_in(x, ranks, message=None, name=None):
+    ranks = tuple(int(r) for r in ranks)
+    _static_rank(x, message, f"rank in {ranks}", lambda r: r in ranks)
+
+
+@tf_export("debugging.assert_scalar")
+def assert_scalar(tensor, message=None, name=None):
+    x = convert_to_tensor(tensor)
+    if x.shape.rank is None or x.shape.rank != 0:
+        raise ValueError(f"{_prefix(message)}Expected scalar shape, saw shape: "
+                         f"{tuple(x.shape.as_list()) if x.shape.rank is not None else x.shape}.")
+
+
+@tf_export("debugging.assert_all_finite")
+def assert_all_finite(x, message, name=None):
+    """`x` unchanged after check_numerics (InvalidArgumentError on NaN or Inf)."""
+    return check_numerics(x, message)
+
+
+@tf_export("debugging.is_numeric_tensor")
+def is_numeric_tensor(tensor):
+    """True for a tensor of a numeric dtype (not bool or string)."""
+    return isinstance(tensor, Tensor) and (tensor.dtype.is_floating or tensor.dtype.is_integer
+                                           or tensor.dtype.is_complex)

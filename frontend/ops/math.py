@@ -41,8 +41,6 @@ tanh = tf_export("math.tanh", "nn.tanh", "tanh")(_unary("tanh", "Hyperbolic tang
 sigmoid = tf_export("math.sigmoid", "nn.sigmoid", "sigmoid")(
     _unary("sigmoid", "1 / (1 + exp(-x)) elementwise."))
 erf = tf_export("math.erf")(_unary("erf", "The Gauss error function elementwise."))
-softplus = tf_export("math.softplus", "nn.softplus")(
-    _unary("softplus", "log(exp(x) + 1) elementwise."))
 reciprocal = tf_export("math.reciprocal")(_unary("reciprocal", "1/x elementwise."))
 round = tf_export("math.round", "round")(  # noqa: A001
     _unary("round", "Round half to even elementwise."))
@@ -54,6 +52,24 @@ is_nan = tf_export("math.is_nan")(_unary("is_nan", "True where x is NaN."))
 is_finite = tf_export("math.is_finite")(
     _unary("is_finite", "True where x is neither NaN nor infinite."))
 neg = negative
+acos = _unary("acos", "Inverse cosine elementwise (NaN outside [-1, 1]).")
+asin = _unary("asin", "Inverse sine elementwise (NaN outside [-1, 1]).")
+atan = _unary("atan", "Inverse tangent elementwise.")
+sinh = _unary("sinh", "Hyperbolic sine elementwise.")
+cosh = _unary("cosh", "Hyperbolic cosine elementwise.")
+asinh = _unary("asinh", "Inverse hyperbolic sine elementwise.")
+acosh = _unary("acosh", "Inverse hyperbolic cosine elementwise (NaN below 1).")
+atanh = _unary("atanh", "Inverse hyperbolic tangent elementwise (+-inf at +-1).")
+erfc = _unary("erfc", "1 - erf(x) elementwise, exact for large x.")
+for _name in ("acos", "asin", "atan", "sinh", "cosh", "asinh", "acosh", "atanh"):
+    tf_export(f"math.{_name}", _name)(globals()[_name])
+tf_export("math.erfc")(erfc)
+
+
+@tf_export("math.atan2", "atan2")
+def atan2(y, x, name=None):
+    """The angle of (x, y) elementwise, in [-pi, pi]; atan2(+-0, -0) is +-pi."""
+    return apply("atan2", convert_pair(y, x))
 
 @tf_export("math.add", "add")
 @runs("add")
@@ -87,6 +103,12 @@ logical_and = tf_export("math.logical_and", "logical_and")(
     _binary("logical_and", "Boolean AND elementwise."))
 logical_or = tf_export("math.logical_or", "logical_or")(
     _binary("logical_or", "Boolean OR elementwise."))
+
+
+@tf_export("math.softplus", "nn.softplus")
+def softplus(features, name=None):
+    """log(exp(features) + 1) elementwise."""
+    return apply("softplus", (convert_to_tensor(features),))
 
 
 @tf_export("math.pow", "pow")

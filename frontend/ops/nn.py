@@ -175,8 +175,14 @@ def sigmoid_cross_entropy_with_logits(labels=None, logits=None, name=None):
             x is not None and y is not None and x != y for x, y in zip(a, b))):
         raise ValueError(f"{opname}: `logits` and `labels` must have the same shape, "
                          f"received ({tuple(a)} vs {tuple(b)}).")
-    soft = _math.log1p(_math.exp(_math.negative(_math.abs(logits))))
-    return _math.add(_math.subtract(relu(logits), _math.multiply(logits, labels)), soft)
+    # TF's selects rather than relu and abs: their gradients at a logit of 0 are both 0,
+    # where the loss's is sigmoid(0) - labels.
+    from .array import zeros_like
+    nonnegative = _math.greater_equal(logits, zeros_like(logits))
+    relu_logits = _math.where(nonnegative, logits, zeros_like(logits))
+    neg_abs_logits = _math.where(nonnegative, _math.negative(logits), logits)
+    soft = _math.log1p(_math.exp(neg_abs_logits))
+    return _math.add(_math.subtract(relu_logits, _math.multiply(logits, labels)), soft)
 
 
 @tf_export("nn.l2_loss")

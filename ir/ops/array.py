@@ -235,7 +235,7 @@ def _concat(types, attrs):
     return TT(dt, tuple(out))
 
 
-def split_sizes(dim, num_split, sizes):
+def split_sizes(dim, num_split, sizes, axis=0):
     """The output sizes of `split` along a dim of size `dim` (None if unknown); raises
     InferenceError for sizes that cannot split it."""
     if num_split < 1:
@@ -245,7 +245,7 @@ def split_sizes(dim, num_split, sizes):
             return (None,) * num_split
         if dim % num_split:
             raise InferenceError(f"Number of ways to split should evenly divide the split "
-                                 f"dimension, but got split_dim size = {dim} and num_split "
+                                 f"dimension, but got split_dim {axis} (size = {dim}) and num_split "
                                  f"{num_split}")
         return (dim // num_split,) * num_split
     if len(sizes) != num_split:
@@ -283,7 +283,7 @@ def _split(types, attrs):
         raise InferenceError(f"-input rank(-{rank}) <= split_dim < input rank ({rank}), but "
                              f"got {axis}")
     axis %= rank
-    sizes = split_sizes(x.shape[axis], n, attrs["sizes"])
+    sizes = split_sizes(x.shape[axis], n, attrs["sizes"], axis)
     return tuple(TT(x.dtype, x.shape[:axis] + (s,) + x.shape[axis + 1:]) for s in sizes)
 
 

@@ -18,10 +18,12 @@ UNARY = {
     "tanh": FLOATS, "sigmoid": FLOATS, "erf": FLOATS, "softplus": FLOATS,
     "reciprocal": FLOATS, "round": NUMERIC, "floor": FLOATS, "ceil": FLOATS,
     "logical_not": BOOL,
+    "acos": FLOATS, "asin": FLOATS, "atan": FLOATS, "sinh": FLOATS, "cosh": FLOATS,
+    "asinh": FLOATS, "acosh": FLOATS, "atanh": FLOATS, "erfc": FLOATS,
 }
 # Differentiable unless listed here (piecewise-constant or boolean results). floormod is
-# piecewise linear (x - floor(x/y) y), with a gradient in TF.
-NOT_DIFFERENTIABLE = {"sign", "round", "floor", "ceil", "logical_not", "is_nan", "is_finite",
+# piecewise linear (x - floor(x/y) y), with a gradient in TF; sign's gradient is zeros in TF.
+NOT_DIFFERENTIABLE = {"round", "floor", "ceil", "logical_not", "is_nan", "is_finite",
                       "equal", "not_equal", "less", "less_equal", "greater", "greater_equal",
                       "logical_and", "logical_or", "floordiv"}
 
@@ -29,7 +31,7 @@ BINARY = {
     "add": NUMERIC + COMPLEX, "sub": NUMERIC + COMPLEX, "mul": NUMERIC + COMPLEX,
     "div": NUMERIC + COMPLEX, "floordiv": NUMERIC,
     "floormod": NUMERIC, "pow": SIGNED_NUMERIC, "maximum": NUMERIC, "minimum": NUMERIC,
-    "logical_and": BOOL, "logical_or": BOOL,
+    "logical_and": BOOL, "logical_or": BOOL, "atan2": FLOATS,
 }
 COMPARE = {
     "equal": WITH_STRING + COMPLEX, "not_equal": WITH_STRING + COMPLEX, "less": NUMERIC, "less_equal": NUMERIC,

@@ -8,8 +8,9 @@ reduced elements) is a dynamic quantity once shapes are partly unknown.
 from __future__ import annotations
 
 from .. import dtypes as D
-from ..infer import NUMERIC, TT, check_dtype, norm_axis, reduce_shape
+from ..infer import NUMERIC, TT, check_dtype, reduce_shape
 from ..registry import InferenceError, op
+from ..shapes import format_shape
 
 BOOL = (D.bool_,)
 ARG_INPUTS = NUMERIC + BOOL
@@ -53,9 +54,14 @@ def _arg_reduce(types, attrs):
     if rank == 0:
         raise InferenceError("Expected dimension in the range [0, 0) for a scalar input: a "
                              "scalar has no axis to reduce")
-    axis = norm_axis(attrs["axis"], rank)
+    axis = attrs["axis"]
+    if not -rank <= axis < rank:
+        raise InferenceError(f"Expected dimension in the range [{-rank}, {rank}), but got "
+                             f"{axis}")
+    axis %= rank
     if t.shape[axis] == 0:
-        raise InferenceError(f"Reduction axis {axis} is empty in shape {list(t.shape)}")
+        raise InferenceError(f"Reduction axis {axis} is empty in shape "
+                             f"{format_shape(t.shape)}")
     return TT(out, t.shape[:axis] + t.shape[axis + 1:])
 
 
@@ -70,7 +76,10 @@ def _scan(types, attrs):
     if t.shape is not None:
         if not t.shape:
             raise InferenceError("a scan needs an axis, but the input is a scalar")
-        norm_axis(attrs["axis"], len(t.shape), "scan axis")
+        rank, axis = len(t.shape), attrs["axis"]
+        if not -rank <= axis < rank:
+            raise InferenceError(f"Expected scan axis in the range [{-rank}, {rank}), but got "
+                                 f"{axis}")
     return t
 
 

@@ -22,11 +22,14 @@ UNARY = {
     "tan": hlo.tan, "tanh": hlo.tanh, "sigmoid": hlo.logistic, "erf": chlo.erf,
     "floor": hlo.floor, "ceil": hlo.ceil,
     "logical_not": hlo.not_, "is_finite": hlo.is_finite,
+    "acos": chlo.acos, "asin": chlo.asin, "atan": chlo.atan, "sinh": chlo.sinh,
+    "cosh": chlo.cosh, "asinh": chlo.asinh, "acosh": chlo.acosh, "atanh": chlo.atanh,
+    "erfc": chlo.erfc,
 }
 BINARY = {
     "add": hlo.add, "sub": hlo.subtract, "mul": hlo.multiply,
     "maximum": hlo.maximum, "minimum": hlo.minimum,
-    "logical_and": hlo.and_, "logical_or": hlo.or_,
+    "logical_and": hlo.and_, "logical_or": hlo.or_, "atan2": hlo.atan2,
 }
 COMPARE = {"equal": "EQ", "not_equal": "NE", "less": "LT", "less_equal": "LE",
            "greater": "GT", "greater_equal": "GE"}
@@ -211,7 +214,7 @@ def _float_to_int(ctx, x, dst, t):
 @register_lowering("clip_by_value")
 def _clip(ctx, op, x, lo, hi):
     t = ctx.result_type(op)
-    return hlo.minimum(hlo.maximum(x, ctx.broadcast(lo, t)), ctx.broadcast(hi, t))
+    return hlo.maximum(hlo.minimum(x, ctx.broadcast(hi, t)), ctx.broadcast(lo, t))
 
 
 # --- complex numbers --------------------------------------------------------------------------

@@ -116,7 +116,7 @@ def split(x, num_split, sizes, axis):
     if not -rank <= axis < rank:
         _infer("split", [x], {"num_split": num_split, "sizes": sizes, "axis": axis})
     axis %= rank
-    parts = _checked(split_sizes, x.shape[axis], num_split, sizes)
+    parts = _checked(split_sizes, x.shape[axis], num_split, sizes, axis)
     pieces = np.split(x, np.cumsum(parts)[:-1], axis=axis)
     # One output is a plain result, as dispatch expects of single-output calls.
     return pieces[0] if len(pieces) == 1 else tuple(pieces)

@@ -6,7 +6,7 @@ import numpy as np
 
 from ...ir.errors import InvalidArgumentError
 from . import kernel, register
-from .special import erf
+from .special import erf, erfc
 
 _ERRSTATE = dict(divide="ignore", invalid="ignore", over="ignore", under="ignore")
 
@@ -22,10 +22,10 @@ def _erf(x):
 for _name, _fn in {
     "abs": np.abs, "sign": np.sign, "round": np.round, "floor": np.floor, "ceil": np.ceil,
     "logical_not": np.logical_not, "is_nan": np.isnan, "is_finite": np.isfinite,
-    "maximum": np.maximum, "minimum": np.minimum, "logical_and": np.logical_and,
+    "logical_and": np.logical_and,
     "logical_or": np.logical_or, "equal": np.equal, "not_equal": np.not_equal,
     "less": np.less, "less_equal": np.less_equal, "greater": np.greater,
-    "greater_equal": np.greater_equal, "erf": _erf,
+    "greater_equal": np.greater_equal, "erf": _erf, "erfc": erfc,
 }.items():
     register(_name, _fn)
 # Float overflow/invalid/divide-by-zero give inf/NaN, as in TF (the warnings filter in
@@ -34,8 +34,31 @@ for _name, _fn in {
     "neg": np.negative, "square": np.square, "sqrt": np.sqrt, "exp": np.exp,
     "expm1": np.expm1, "log": np.log, "log1p": np.log1p, "sin": np.sin, "cos": np.cos,
     "tan": np.tan, "tanh": np.tanh, "add": np.add, "sub": np.subtract, "mul": np.multiply,
+    "acos": np.arccos, "asin": np.arcsin, "atan": np.arctan, "sinh": np.sinh, "cosh": np.cosh,
+    "asinh": np.arcsinh, "acosh": np.arccosh, "atanh": np.arctanh, "atan2": np.arctan2,
 }.items():
     register(_name, _fn)
+
+
+def _choose(x, y, x_wins):
+    """x where `x_wins` or x is NaN, else y: TF's max/min keep x on a tie (so the sign of a
+    zero is x's) and propagate a NaN of either operand."""
+    if np.result_type(x, y).kind not in "fcV":
+        return None
+    with np.errstate(invalid="ignore"):
+        return np.where(x_wins | np.isnan(x), x, y).astype(np.result_type(x, y))
+
+
+@kernel("maximum")
+def maximum(x, y):
+    out = _choose(x, y, np.greater_equal(x, y))
+    return np.maximum(x, y) if out is None else out
+
+
+@kernel("minimum")
+def minimum(x, y):
+    out = _choose(x, y, np.less_equal(x, y))
+    return np.minimum(x, y) if out is None else out
 
 
 @kernel("rsqrt")
@@ -106,8 +129,12 @@ def floordiv(x, y):
 def floormod(x, y):
     if np.result_type(x, y).kind in "iu":
         _check_int_divisor(y)
-    with np.errstate(**_ERRSTATE):
         return np.mod(x, y)
+    # TF's: the C remainder, moved by y when its sign differs from y's (-0.0 stays -0.0,
+    # where NumPy's mod gives +0.0).
+    with np.errstate(**_ERRSTATE):
+        r = np.fmod(x, y)
+        return np.where((r != 0) & ((r < 0) != (y < 0)), r + y, r).astype(r.dtype)
 
 
 @kernel("pow")
@@ -165,7 +192,8 @@ def _float_to_int(x, target):
 
 @kernel("clip_by_value")
 def clip_by_value(t, lo, hi):
-    out = np.minimum(np.maximum(t, lo), hi).astype(t.dtype)
+    # TF's order: the lower bound wins when the bounds cross, and a NaN stays NaN.
+    out = maximum(minimum(t, hi), lo).astype(t.dtype)
     if out.shape != np.shape(t):   # bounds whose dims were unknown while tracing
         raise InvalidArgumentError(None, "clip_by_value", f"clip bounds of shapes "
                                    f"{list(np.shape(lo))}, {list(np.shape(hi))} do not "

@@ -96,7 +96,7 @@ def _arg(pick, nan_fill):
         axis %= x.ndim
         if x.shape[axis] == 0:
             raise InvalidArgumentError(None, None, f"Reduction axis {axis} is empty in shape "
-                                                   f"{list(x.shape)}")
+                                                   f"[{','.join(map(str, x.shape))}]")
         if x.dtype.kind == "f" or x.dtype in _HALF:
             # TF skips NaN (every comparison with it is false); an all-NaN slice gives 0.
             x = x.astype(_acc_dtype(x.dtype), copy=False)

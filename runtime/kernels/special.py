@@ -9,6 +9,14 @@ import numpy as np
 _erf64 = np.frompyfunc(math.erf, 1, 1)
 
 
+_erfc64 = np.frompyfunc(math.erfc, 1, 1)
+
+
+def erfc(x):
+    x = np.asarray(x)
+    return _erfc64(x.astype(np.float64).reshape(-1)).astype(x.dtype).reshape(x.shape)
+
+
 def erf(x):
     x = np.asarray(x)
     return _erf64(x.astype(np.float64)).astype(x.dtype)

@@ -103,10 +103,9 @@ def _to_float(b: bytes) -> float:
     text = b.decode("ascii").strip()
     if "_" in text:  # Python takes digit separators, strtod does not
         raise ValueError(text)
-    try:
-        return float(text)
-    except ValueError:
-        return float.fromhex(text)  # strtod reads hex floats ("0x10")
+    if text.lstrip("+-")[:2] in ("0x", "0X"):
+        return float.fromhex(text)  # strtod reads hex floats ("0x10"), only with the prefix
+    return float(text)
 
 
 def _to_int(b: bytes) -> int:

@@ -27,12 +27,16 @@ UNARY_DOMAIN = {
     "expm1": u((2, 3)), "log": u((2, 3), 0.3, 3.0), "log1p": u((2, 3), -0.7, 3.0),
     "sin": u((2, 3), -3, 3), "cos": u((2, 3), -3, 3), "tan": u((2, 3), -1.2, 1.2),
     "tanh": u((2, 3)), "sigmoid": u((2, 3), -4, 4), "erf": u((2, 3)),
-    "softplus": u((2, 3), -4, 4), "reciprocal": away((2, 3), 0.4),
+    "softplus": u((2, 3), -4, 4), "reciprocal": away((2, 3), 0.4), "sign": away((2, 3)),
+    "acos": u((2, 3), -0.9, 0.9), "asin": u((2, 3), -0.9, 0.9), "atan": u((2, 3)),
+    "sinh": u((2, 3)), "cosh": u((2, 3)), "asinh": u((2, 3)), "acosh": u((2, 3), 1.2, 3.0),
+    "atanh": u((2, 3), -0.9, 0.9), "erfc": u((2, 3)),
 }
 
 CASES = [Case(name, [x], tag="unary", graph="all") for name, x in UNARY_DOMAIN.items()]
 CASES += [
     Case("add", [u((2, 3)), u((3,))], tag="bcast", graph="first"),
+    Case("atan2", [u((2, 3)), away((3,))], tag="bcast", graph="first"),
     Case("add", [u((2, 1, 3)), u((4, 1))], tag="bcast2", graph=None),
     Case("add", [u((2, 3)), u((2, 3))], tag="same", graph="all"),
     Case("sub", [u((1, 3)), u((2, 3))], tag="bcast"),

@@ -313,10 +313,10 @@ def test_select_add_n_clip(dt):
     if numeric:
         if is_float(dt.np):
             add3 = _f64(lambda p, q, r: p + q + r)(a, b, c)
-            clip = _f64(lambda t, mn, mx: np.minimum(np.maximum(t, mn), mx))(a, lo, hi)
+            clip = _f64(lambda t, mn, mx: np.maximum(np.minimum(t, mx), mn))(a, lo, hi)  # TF's order
         else:
             add3 = _wrap(a.astype(object) + b.astype(object) + c.astype(object), dt.np)
-            clip = np.minimum(np.maximum(a, lo), hi).astype(dt.np)
+            clip = np.maximum(np.minimum(a, hi), lo).astype(dt.np)
         expected += [a, add3, clip]
     assert len(got) == len(expected)
     for i, (g, e, r) in enumerate(zip(got, eager, expected)):

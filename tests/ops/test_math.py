@@ -106,6 +106,15 @@ UNARY_REF = {
     "logical_not": (None, lambda v: not v),
     "is_nan": (np.isnan, None),
     "is_finite": (np.isfinite, None),
+    "acos": (np.arccos, None),
+    "asin": (np.arcsin, None),
+    "atan": (np.arctan, None),
+    "sinh": (np.sinh, None),
+    "cosh": (np.cosh, None),
+    "asinh": (np.arcsinh, None),
+    "acosh": (np.arccosh, None),
+    "atanh": (np.arctanh, None),
+    "erfc": (np.vectorize(math.erfc, otypes=[np.float64]), None),
 }
 # abs is declared apart from the table (a complex magnitude is real); its real dtypes here
 UNARY_OPS = dict(imath.UNARY, abs=imath.SIGNED_NUMERIC, is_nan=imath.FLOATS,
@@ -212,6 +221,7 @@ BINARY_REF = {
     "less_equal": (lambda x, y, dt: x <= y, operator.le),
     "greater": (lambda x, y, dt: x > y, operator.gt),
     "greater_equal": (lambda x, y, dt: x >= y, operator.ge),
+    "atan2": (lambda x, y, dt: np.arctan2(x, y), None),
 }
 BINARY_OPS = dict(imath.BINARY, **imath.COMPARE)
 BINARY_CASES = [(name, dt) for name, allowed in BINARY_OPS.items() for dt in np_dtypes(allowed)]

@@ -1,0 +1,237 @@
+"""TF's public names flowjit does not provide, by choice or not yet.
+
+`tests/test_api_coverage.py` checks every name of TF 2.21's namespaces in scope (recorded in
+tests/data/tf_api.json by tools/record_tf_api.py) against flowjit: a name is provided, or
+omitted on purpose (`OMITTED`, with the reason), or still to do (`NOT_YET`). An entry for a
+name flowjit provides is stale and fails the test too. README's "Not provided" section is
+checked against this module; `python tools/update_api_not_yet.py` rewrites `NOT_YET` (and the
+README section) after names are added.
+"""
+from __future__ import annotations
+
+import importlib
+import json
+import os
+
+ROOT = os.path.dirname(os.path.abspath(__file__))
+TF_API = os.path.join(ROOT, "tests", "data", "tf_api.json")
+
+# The namespaces checked: "" is the top level `tf`.
+NAMESPACES = ("", "math", "nn", "linalg", "random", "signal", "image", "strings", "bitwise",
+              "debugging", "dtypes", "experimental.numpy")
+
+_QUANTIZED = "quantized dtypes: TF's kernels for them are fake-quant helpers, not arithmetic"
+_HANDLE = "runtime handle dtype: flowjit's variables and lists are Python objects"
+_CODEC = "needs an image codec"
+_TF_KERNELS = "loads TF's C++ kernels; flowjit is extended with flowjit.extend"
+_PROTO = "TF's protobuf formats; flowjit's graphs and tensors have no protos"
+_KERAS2 = "Keras 2 RNN cell wrapper, deprecated in TF; tf.keras is Keras 3, which has none"
+
+# "<namespace>.<name>" (a bare name for the top level) -> why flowjit leaves it out.
+OMITTED = {
+    **{f"{ns}{q}": _QUANTIZED for ns in ("", "dtypes.")
+       for q in ("qint8", "qint16", "qint32", "quint8", "quint16")},
+    "dtypes.QUANTIZED_DTYPES": _QUANTIZED,
+    "resource": _HANDLE, "dtypes.resource": _HANDLE,
+    "variant": _HANDLE, "dtypes.variant": _HANDLE,
+    "load_library": _TF_KERNELS, "load_op_library": _TF_KERNELS,
+    "import_graph_def": _PROTO, "make_tensor_proto": _PROTO, "make_ndarray": _PROTO,
+    "guarantee_const": "deprecated in TF (a no-op hint for TF1 graphs)",
+    "nondifferentiable_batch_function": "TF Serving's request batching",
+    **{f"image.{n}": _CODEC for n in (
+        "decode_and_crop_jpeg", "decode_bmp", "decode_gif", "decode_image", "decode_jpeg",
+        "decode_jxl", "decode_png", "decode_webp", "encode_jpeg", "encode_png",
+        "extract_jpeg_shape", "is_jpeg", "adjust_jpeg_quality", "random_jpeg_quality",
+        "stateless_random_jpeg_quality")},
+    **{f"nn.{n}": _KERAS2 for n in (
+        "RNNCellDeviceWrapper", "RNNCellDropoutWrapper", "RNNCellResidualWrapper")},
+}
+
+# Names still to do, per namespace (written by tools/update_api_not_yet.py).
+# BEGIN NOT_YET
+NOT_YET = {
+    "": """
+        AggregationMethod CriticalSection DeviceSpec Graph IndexedSlices
+        IndexedSlicesSpec NoneTensorSpec Operation OptionalSpec RaggedTensor
+        RaggedTensorSpec RegisterGradient SparseTensor SparseTensorSpec TensorArraySpec
+        TypeSpec VariableAggregation VariableSynchronization approx_top_k batch_to_space
+        bitcast broadcast_dynamic_shape broadcast_static_shape check_pinned
+        constant_initializer control_dependencies conv conv2d_backprop_filter_v2
+        conv2d_backprop_input_v2 dynamic_partition dynamic_stitch edit_distance eig
+        eigvals extract_volume_patches fftnd fingerprint get_current_name_scope
+        get_logger grad_pass_through gradients hessians histogram_fixed_width_bins
+        ifftnd irfftnd matrix_square_root meshgrid no_gradient ones_initializer
+        parallel_stack ragged_fill_empty_rows ragged_fill_empty_rows_grad
+        random_index_shuffle random_normal_initializer random_uniform_initializer
+        recompute_grad register_tensor_conversion_function repeat
+        required_space_to_batch_paddings reverse_sequence rfftnd roll scalar_mul
+        sequence_mask shape_n space_to_batch space_to_batch_nd tan tensor_scatter_nd_max
+        tensor_scatter_nd_min tensor_scatter_nd_sub timestamp tuple type_spec_from_value
+        uint16 uint32 uint64 unravel_index variable_creator_scope vectorized_map
+        zeros_initializer
+""".split(),
+    "math": """
+        accumulate_n angle approx_max_k approx_min_k bessel_i0 bessel_i0e bessel_i1
+        bessel_i1e betainc confusion_matrix cumulative_logsumexp digamma erfcinv erfinv
+        igamma igammac in_top_k invert_permutation is_non_decreasing
+        is_strictly_increasing lbeta lgamma multiply_no_nan ndtri nextafter polygamma
+        polyval segment_min segment_prod sobol_sample softsign unsorted_segment_mean
+        unsorted_segment_min unsorted_segment_prod unsorted_segment_sqrt_n zero_fraction
+        zeta
+""".split(),
+    "nn": """
+        all_candidate_sampler approx_max_k approx_min_k atrous_conv2d
+        atrous_conv2d_transpose batch_norm_with_global_normalization collapse_repeated
+        compute_accidental_hits compute_average_loss conv1d conv1d_transpose conv3d
+        conv3d_transpose conv_transpose convolution crelu ctc_beam_search_decoder
+        ctc_greedy_decoder ctc_loss ctc_unique_labels depth_to_space
+        depthwise_conv2d_backprop_filter depthwise_conv2d_backprop_input dilation2d
+        embedding_lookup_sparse erosion2d fixed_unigram_candidate_sampler
+        fractional_avg_pool fractional_max_pool in_top_k isotonic_regression
+        learned_unigram_candidate_sampler local_response_normalization log_poisson_loss
+        lrn max_pool_with_argmax nce_loss normalize_moments pool
+        safe_embedding_lookup_sparse sampled_softmax_loss scale_regularization_loss
+        separable_conv2d softsign space_to_batch space_to_depth sufficient_statistics
+        weighted_cross_entropy_with_logits weighted_moments with_space_to_batch
+        zero_fraction
+""".split(),
+    "linalg": """
+        LinearOperator LinearOperatorAdjoint LinearOperatorBlockDiag
+        LinearOperatorBlockLowerTriangular LinearOperatorCirculant
+        LinearOperatorCirculant2D LinearOperatorCirculant3D LinearOperatorComposition
+        LinearOperatorDiag LinearOperatorFullMatrix LinearOperatorHouseholder
+        LinearOperatorIdentity LinearOperatorInversion LinearOperatorKronecker
+        LinearOperatorLowRankUpdate LinearOperatorLowerTriangular
+        LinearOperatorPermutation LinearOperatorScaledIdentity LinearOperatorToeplitz
+        LinearOperatorTridiag LinearOperatorZeros adjoint banded_triangular_solve
+        cholesky_solve cross diag diag_part eig eigh eigh_tridiagonal eigvals eigvalsh
+        expm l2_normalize logdet logm lstsq lu lu_matrix_inverse lu_reconstruct lu_solve
+        matrix_rank matrix_transpose matvec normalize pinv qr set_diag slogdet sqrtm svd
+        tensor_diag tensor_diag_part trace triangular_solve tridiagonal_matmul
+        tridiagonal_solve
+""".split(),
+    "random": """
+        Algorithm Generator all_candidate_sampler categorical create_rng_state
+        fixed_unigram_candidate_sampler fold_in gamma get_global_generator
+        learned_unigram_candidate_sampler log_uniform_candidate_sampler poisson
+        set_global_generator shuffle split stateless_binomial stateless_categorical
+        stateless_gamma stateless_parameterized_truncated_normal stateless_poisson
+        uniform_candidate_sampler
+""".split(),
+    "signal": """
+        dct fft fft2d fft3d fftnd fftshift frame hamming_window hann_window idct ifft
+        ifft2d ifft3d ifftnd ifftshift inverse_mdct inverse_stft inverse_stft_window_fn
+        irfft irfft2d irfft3d irfftnd kaiser_bessel_derived_window kaiser_window
+        linear_to_mel_weight_matrix mdct mfccs_from_log_mel_spectrograms overlap_and_add
+        rfft rfft2d rfft3d rfftnd stft vorbis_window
+""".split(),
+    "image": """
+        ResizeMethod adjust_brightness adjust_gamma adjust_hue adjust_saturation
+        central_crop combined_non_max_suppression convert_image_dtype crop_and_resize
+        crop_to_bounding_box draw_bounding_boxes extract_glimpse extract_patches
+        flip_left_right flip_up_down generate_bounding_box_proposals grayscale_to_rgb
+        hsv_to_rgb image_gradients non_max_suppression non_max_suppression_overlaps
+        non_max_suppression_padded non_max_suppression_with_scores pad_to_bounding_box
+        per_image_standardization psnr random_brightness random_contrast random_crop
+        random_flip_left_right random_flip_up_down random_hue random_saturation
+        resize_with_crop_or_pad resize_with_pad rgb_to_grayscale rgb_to_hsv rgb_to_yiq
+        rgb_to_yuv rot90 sample_distorted_bounding_box sobel_edges ssim ssim_multiscale
+        stateless_random_brightness stateless_random_contrast stateless_random_crop
+        stateless_random_flip_left_right stateless_random_flip_up_down
+        stateless_random_hue stateless_random_saturation
+        stateless_sample_distorted_bounding_box total_variation transpose yiq_to_rgb
+        yuv_to_rgb
+""".split(),
+    "strings": """
+        bytes_split ngrams regex_replace to_hash_bucket to_hash_bucket_fast
+        to_hash_bucket_strong unicode_decode unicode_decode_with_offsets unicode_encode
+        unicode_script unicode_split unicode_split_with_offsets unicode_transcode
+        unsorted_segment_join
+""".split(),
+    "bitwise": """
+        bitwise_and bitwise_or bitwise_xor invert left_shift right_shift
+""".split(),
+    "debugging": """
+        assert_proper_iterable assert_same_float_dtype disable_check_numerics
+        disable_traceback_filtering enable_check_numerics enable_traceback_filtering
+        get_log_device_placement is_traceback_filtering_enabled set_log_device_placement
+""".split(),
+    "dtypes": """
+        complex saturate_cast uint16 uint32 uint64
+""".split(),
+    "experimental.numpy": """
+        abs absolute add all allclose amax amin angle any append arange arccos arccosh
+        arcsin arcsinh arctan arctan2 arctanh argmax argmin argsort around array
+        array_equal asanyarray asarray ascontiguousarray atleast_1d atleast_2d
+        atleast_3d average bitwise_and bitwise_not bitwise_or bitwise_xor bool_
+        broadcast_arrays broadcast_to cbrt ceil clip complex128 complex64 complex_
+        compress concatenate conj conjugate copy cos cosh count_nonzero cross cumprod
+        cumsum deg2rad diag diag_indices diagflat diagonal diff divide divmod dot dsplit
+        dstack e einsum empty empty_like equal exp exp2 expand_dims
+        experimental_enable_numpy_behavior expm1 eye fabs finfo fix flatten flip fliplr
+        flipud float16 float32 float64 float_ float_power floor floor_divide full
+        full_like gcd geomspace greater greater_equal heaviside hsplit hstack hypot
+        identity iinfo imag inexact inf inner int16 int32 int64 int8 int_ isclose
+        iscomplex iscomplexobj isfinite isinf isnan isneginf isposinf isreal isrealobj
+        isscalar issubdtype ix_ kron lcm less less_equal linspace log log10 log1p log2
+        logaddexp logaddexp2 logical_and logical_not logical_or logical_xor logspace
+        matmul max maximum mean meshgrid min minimum mod moveaxis multiply nanmean
+        nanprod nansum ndarray ndim negative newaxis nextafter nonzero not_equal object_
+        ones ones_like outer pad pi polyval positive power prod promote_types ptp
+        rad2deg ravel real reciprocal remainder repeat reshape result_type roll rot90
+        round select shape sign signbit sin sinc sinh size sort split sqrt square
+        squeeze stack std string_ subtract sum swapaxes take take_along_axis tan tanh
+        tensordot tile trace transpose tri tril triu true_divide uint16 uint32 uint64
+        uint8 unicode_ vander var vdot vsplit vstack where zeros zeros_like
+""".split(),
+}
+# END NOT_YET
+
+
+def qualified(ns: str, name: str) -> str:
+    return f"{ns}.{name}" if ns else name
+
+
+def tf_api() -> dict:
+    """{namespace: {name: entry}} of TF's public API (tests/data/tf_api.json)."""
+    with open(TF_API) as f:
+        return json.load(f)["names"]
+
+
+def namespace_module(ns: str):
+    """flowjit's module for TF namespace `ns`, or None where flowjit has none yet."""
+    try:
+        return importlib.import_module("flowjit" + ("." + ns if ns else ""))
+    except ModuleNotFoundError:
+        return None
+
+
+def missing(ns: str) -> list[str]:
+    """TF's names in `ns` that flowjit does not provide."""
+    mod = namespace_module(ns)
+    return [n for n in tf_api()[ns] if mod is None or not hasattr(mod, n)]
+
+
+def counts() -> dict[str, tuple[int, int, int, int]]:
+    """namespace -> (provided, TF's, omitted, not yet)."""
+    api, out = tf_api(), {}
+    for ns in NAMESPACES:
+        gone = missing(ns)
+        omitted = sum(qualified(ns, n) in OMITTED for n in gone)
+        out[ns] = (len(api[ns]) - len(gone), len(api[ns]), omitted, len(gone) - omitted)
+    return out
+
+
+def count_table() -> str:
+    rows = ["| namespace | provided | TF 2.21 | omitted | not yet |",
+            "| --- | ---: | ---: | ---: | ---: |"]
+    for ns, (have, tf, omitted, todo) in counts().items():
+        rows.append(f"| `tf{'.' + ns if ns else ''}` | {have} | {tf} | {omitted} | {todo} |")
+    return "\n".join(rows) + "\n"
+
+
+def not_provided_section() -> str:
+    """README's "Not provided" section (between its markers)."""
+    omitted = "".join(f"| `tf.{name}` | {why} |\n" for name, why in sorted(OMITTED.items()))
+    return ("<!-- BEGIN NOT PROVIDED -->\n" + count_table() + "\nLeft out on purpose:\n\n"
+            "| name | why |\n| --- | --- |\n" + omitted + "<!-- END NOT PROVIDED -->")

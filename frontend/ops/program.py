@@ -1,0 +1,82 @@
+"""Top-level helpers about the program rather than values: whether code runs eagerly, what is
+a tensor, what is known of a value while tracing, grouping side effects. (No ops of their own;
+inside a trace TF returns Operations for no_op/group, flowjit returns None: its graphs order
+side effects by tokens, not by control edges.)"""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import func_graph
+from ..dispatch import convert_to_tensor
+from ..export import tf_export
+from ..tensor import Tensor
+
+
+@tf_export("executing_eagerly")
+def executing_eagerly():
+    """False while a tf.function is being traced, True otherwise."""
+    return func_graph.current() is None
+
+
+@tf_export("inside_function")
+def inside_function():
+    """True while a tf.function is being traced."""
+    return func_graph.current() is not None
+
+
+@tf_export("is_tensor")
+def is_tensor(x):
+    """True for a tensor (eager or symbolic) or a Variable."""
+    from ..variables import Variable
+    return isinstance(x, (Tensor, Variable))
+
+
+@tf_export("is_symbolic_tensor")
+def is_symbolic_tensor(tensor):
+    """True for a tensor of a graph being traced."""
+    return isinstance(tensor, func_graph.GraphTensor)
+
+
+@tf_export("get_static_value")
+def get_static_value(tensor, partial=False):
+    """The NumPy value of `tensor` when it is known now, else None: an eager tensor's value;
+    inside a trace, a constant's, or an integer shape value's computed from static shapes
+    (TF folds those ops only, not arithmetic)."""
+    if isinstance(tensor, func_graph.GraphTensor):
+        node = tensor._node
+        if node.op == "const":
+            from ..tracing import _evaluate_constant
+            return _evaluate_constant(tensor).numpy()
+        if tensor.dtype.is_integer:
+            from ..shape_args import traced_value
+            known = traced_value(tensor)
+            flat = known if isinstance(known, tuple) else (known,)
+            if known is not None and None not in flat:
+                return np.asarray(known, tensor.dtype.np)
+        return None
+    if isinstance(tensor, Tensor):
+        return tensor.numpy()
+    return convert_to_tensor(tensor).numpy()
+
+
+@tf_export("no_op")
+def no_op(name=None):
+    """Does nothing (returns None)."""
+    return None
+
+
+@tf_export("group")
+def group(*inputs, **kwargs):
+    """Groups side effects: flowjit runs every side effect in program order already, so this
+    only checks the keyword arguments TF takes and returns None."""
+    unknown = set(kwargs) - {"name"}
+    if unknown:
+        raise ValueError(f"Unknown keyword arguments: {sorted(unknown)}")
+    return None
+
+
+@tf_export("identity_n")
+def identity_n(input, name=None):  # noqa: A002  (TF's argument name)
+    """Each tensor of the list `input` unchanged (a gradient passes through each)."""
+    from .array import identity
+    return [identity(t) for t in input]

@@ -1,2 +1,2 @@
-"""TF's `tf.experimental`: DTensor."""
-from . import dtensor
+"""TF's `tf.experimental`: DTensor, NumPy's API (`tf.experimental.numpy`)."""
+from . import dtensor, numpy

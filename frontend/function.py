@@ -14,7 +14,7 @@ import logging
 import threading
 import weakref
 
-from . import config, func_graph, nest, trace_type, tracing
+from . import config, func_graph, nest, summary, trace_type, tracing
 from .autograph import features as autograph_features
 from .concrete_function import ConcreteFunction
 from .function_call import call_flat, match_spec
@@ -172,6 +172,8 @@ class Function:
                     break
         self._explain(key)
         cf = tracing.trace(self, args, trace_key)
+        if summary.tracing_requested():
+            summary.record_traced_graph(self._name, cf.graph)
         self._traces.append((trace_key, cf))
         if len(self._traces) > _MAX_TRACES:
             self._traces.pop(0)

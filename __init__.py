@@ -55,8 +55,8 @@ from .frontend.ops.checks import ensure_shape
 from .frontend.ops.script import numpy_function, py_function
 
 from . import (autodiff, autograph, config, debugging, distribute, dtypes, errors,
-               experimental, extend, image, keras, linalg, math, nest, nn, optimizers, random,
-               saved_model, strings, summary, train, types)
+               experimental, extend, image, keras, linalg, math, nest, nn, optimizers, profiler,
+               random, saved_model, strings, summary, train, types)
 
 _operators.install(Tensor)
 _operators.install(Variable)

@@ -32,8 +32,8 @@ from .frontend.gradients.tape import GradientTape, UnconnectedGradients, custom_
 from .passes import register_pass
 
 from . import (autodiff, autograph, config, data, debugging, distribute, dtypes, errors,
-               experimental, extend, image, keras, linalg, math, nest, nn, optimizers, random,
-               saved_model, signal, strings, train, types)
+               experimental, extend, image, keras, linalg, math, nest, nn, optimizers, profiler,
+               random, saved_model, signal, strings, summary, train, types)
 
 # The top-level op API (`tf.add`, `tf.reshape`, ...; several take builtins' names, and
 # `tf.Variable`, whose methods run the variable ops), marked `tf_export("<name>")` where it is

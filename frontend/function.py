@@ -13,7 +13,7 @@ import inspect
 import logging
 import weakref
 
-from . import compiler_ir, config, nest, trace_type, tracing
+from . import compiler_ir, config, nest, summary, trace_type, tracing
 from .autograph import converter as autograph_converter, features as autograph_features
 from .concrete_function import ConcreteFunction
 from .function_call import call_flat, match_spec
@@ -173,6 +173,8 @@ class Function:
                     break
         self._explain(key)
         cf = tracing.trace(self, args, trace_key)
+        if summary.tracing_requested():
+            summary.record_traced_graph(self._name, cf.graph)
         self._traces.append((trace_key, cf))
         if len(self._traces) > _MAX_TRACES:
             self._traces.pop(0)

@@ -22,7 +22,7 @@ import numpy as np
 
 from ..ir import dtypes as D
 from ..ir.errors import InvalidArgumentError
-from . import variables
+from .context import context
 from .export import tf_export
 from .func_graph import current as _current_graph
 
@@ -201,7 +201,7 @@ def summary_scope(name, default_name=None, values=None):
     """The tag (the name scope's path plus `name`) and a scope for the summary's ops."""
     name = name or default_name
     from .func_graph import name_scope
-    tag = "/".join(list(variables.name_scopes) + [name])
+    tag = _tag(name)
     with name_scope(name.replace("/", "_")) as scope:
         yield tag, scope
 
@@ -209,7 +209,7 @@ def summary_scope(name, default_name=None, values=None):
 # --- writing ------------------------------------------------------------------------
 
 def _tag(name: str) -> str:
-    return "/".join(list(variables.name_scopes) + [name])
+    return "/".join(list(context().name_scopes) + [name])
 
 
 def _emit(make_summary, name, data, step, inputs_to_numpy=None):

@@ -168,7 +168,7 @@ _UNARY_FLOAT = {   # NumPy name -> flowjit function; ints promote to float64
 _UNARY_SAME = {    # dtype preserved
     "negative": "math.negative", "abs": "math.abs", "absolute": "math.abs",
     "sign": "math.sign", "square": "math.square", "conj": "math.conj",
-    "conjugate": "math.conj", "bitwise_not": "bitwise.invert",
+    "conjugate": "math.conj",
 }
 
 
@@ -182,7 +182,9 @@ def _make_unary_float(public, path):
 
 
 def _make_unary_same(public, path):
-    def fn(x):
+    def fn(x, out=None, where=None, **kwargs):
+        if out is not None or where is not None:
+            raise ValueError(f"{public}: `out` and `where` are not supported")
         return _tf(path)(asarray(x))
     fn.__name__ = public
     fn.__doc__ = f"NumPy's `{public}`."
@@ -400,8 +402,6 @@ _BINARY = {     # NumPy name -> flowjit function, both operands promoted to the 
     "not_equal": "math.not_equal", "less": "math.less", "less_equal": "math.less_equal",
     "greater": "math.greater", "greater_equal": "math.greater_equal",
     "floor_divide": "math.floordiv", "power": "math.pow",
-    "bitwise_and": "bitwise.bitwise_and", "bitwise_or": "bitwise.bitwise_or",
-    "bitwise_xor": "bitwise.bitwise_xor",
 }
 
 
@@ -598,8 +598,14 @@ def _accumulator(a):
     return a.dtype.np
 
 
+def _no_out(out):
+    if out is not None:
+        raise ValueError("Setting out is not supported.")   # TF's tnp refuses it too
+
+
 def _reduction(public, path, accumulate=False, integer_to=None):
-    def fn(a, axis=None, dtype=None, keepdims=False):
+    def fn(a, axis=None, dtype=None, keepdims=None):
+        keepdims = bool(keepdims)
         a = asarray(a)
         if dtype is not None:
             a = asarray(a, dtype)
@@ -610,23 +616,40 @@ def _reduction(public, path, accumulate=False, integer_to=None):
         return _tf(path)(a, axis=_axis(axis), keepdims=keepdims)
     fn.__name__ = public
     fn.__doc__ = f"NumPy's `{public}`."
-    return _export(public)(fn)
+    return fn
 
 
-sum = _reduction("sum", "reduce_sum", accumulate=True)   # noqa: A001
-prod = _reduction("prod", "reduce_prod", accumulate=True)
-mean = _reduction("mean", "reduce_mean", integer_to=np.float64)
+sum = _export("sum")(_reduction("sum", "reduce_sum", accumulate=True))   # noqa: A001
+prod = _export("prod")(_reduction("prod", "reduce_prod", accumulate=True))
+_mean = _reduction("mean", "reduce_mean", integer_to=np.float64)
+
+
+@_export("mean")
+def mean(a, axis=None, dtype=None, out=None, keepdims=None):
+    _no_out(out)
+    return _mean(a, axis=axis, dtype=dtype, keepdims=keepdims)
 
 
 def _extreme(public, path):
-    def fn(a, axis=None, keepdims=False):
-        return _tf(path)(asarray(a), axis=_axis(axis), keepdims=keepdims)
+    def fn(a, axis=None, out=None, keepdims=None):
+        _no_out(out)
+        return _tf(path)(asarray(a), axis=_axis(axis), keepdims=bool(keepdims))
     fn.__name__ = public
     return fn
 
 
-amax = _export("amax", "max")(_extreme("amax", "reduce_max"))
-amin = _export("amin", "min")(_extreme("amin", "reduce_min"))
+amax = _export("amax")(_extreme("amax", "reduce_max"))
+amin = _export("amin")(_extreme("amin", "reduce_min"))
+
+
+@_export("max")
+def max_(a, axis=None, keepdims=None):
+    return amax(a, axis=axis, keepdims=keepdims)
+
+
+@_export("min")
+def min_(a, axis=None, keepdims=None):
+    return amin(a, axis=axis, keepdims=keepdims)
 
 
 @_export("all")
@@ -820,8 +843,10 @@ empty_like = _like("empty_like", 0)
 
 
 @_export("full_like")
-def full_like(a, fill_value, dtype=None):
+def full_like(a, fill_value, dtype=None, order="K", subok=True, shape=None):
     a = asarray(a)
+    if shape is not None:
+        a = zeros(shape, a.dtype.np)
     dt = a.dtype.np if dtype is None else np.dtype(dtype)
     return _tf("broadcast_to")(asarray(fill_value, dt), _tf("shape")(a))
 

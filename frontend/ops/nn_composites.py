@@ -28,7 +28,7 @@ def _divide_no_nan(x, y):
 
 
 @tf_export("nn.crelu")
-def crelu(features, name=None, axis=-1):
+def crelu(features, axis=-1, name=None):
     """concat([relu(x), relu(-x)], axis): the positive and negative parts side by side."""
     x = convert_to_tensor(features)
     return A.concat([relu(x), relu(M.negative(x))], axis)
@@ -69,7 +69,7 @@ def weighted_cross_entropy_with_logits(labels, logits, pos_weight, name=None):
 
 
 @tf_export("nn.sufficient_statistics")
-def sufficient_statistics(x, axes, shift=None, keep_dims=None, name=None, keepdims=None):
+def sufficient_statistics(x, axes, shift=None, keepdims=None, name=None, keep_dims=None):
     """(count, sum of x - shift, sum of (x - shift)^2, shift) over `axes`; the count is a
     tensor of x's dtype."""
     x = convert_to_tensor(x)
@@ -102,7 +102,7 @@ def normalize_moments(counts, mean_ss, variance_ss, shift, name=None):
 
 
 @tf_export("nn.weighted_moments")
-def weighted_moments(x, axes, frequency_weights, name=None, keep_dims=None, keepdims=None):
+def weighted_moments(x, axes, frequency_weights, keepdims=None, name=None, keep_dims=None):
     """The frequency-weighted mean and variance over `axes` (0 where the weights sum to 0);
     float16 computes in float32."""
     x = convert_to_tensor(x)

@@ -14,6 +14,7 @@ import time
 from ..ir.registry import TT, ResourceTT
 from ..ir.shapes import format_shape
 from ..lowering import rule_generation
+from ..runtime import profiler
 from . import config
 
 log = logging.getLogger("flowjit")
@@ -23,7 +24,8 @@ def _import(program):
     from ..ir.importer import import_graph
     cf = program.record
     t0 = time.perf_counter()
-    module = import_graph(cf.graph, cf.name)
+    with profiler.phase("import"):
+        module = import_graph(cf.graph, cf.name)
     cf.timings["import"] = time.perf_counter() - t0
     return module
 
@@ -50,7 +52,8 @@ def optimize(program, module, timings):
     """Run the pass pipeline (the function's `passes=` spec, else the default schedule)."""
     from ..passes.pipeline import run_pipeline
     t0 = time.perf_counter()
-    program.last_pipeline_report = run_pipeline(module, program.record.passes_spec)
+    with profiler.phase("passes"):
+        program.last_pipeline_report = run_pipeline(module, program.record.passes_spec)
     timings["passes"] = time.perf_counter() - t0
     return module
 
@@ -69,7 +72,8 @@ def build_plan(program):
     cf = program.record
     module = optimized_module(program)
     t0 = time.perf_counter()
-    plan = plan_of(module, cf.name)
+    with profiler.phase("plan"):
+        plan = plan_of(module, cf.name)
     cf.timings["plan"] = time.perf_counter() - t0
     if config.LOG_COMPILES:
         log.warning("flowjit: %s import %.1f ms, plan %.1f ms", cf.name,
@@ -102,13 +106,15 @@ def compile_xla(program, values, build, donate):
     cf = program.record
     timings = {"trace": cf.timings.get("trace", 0.0)}
     t0 = time.perf_counter()
-    graph = specialize(cf.graph, _concrete_types(cf, values))
-    module = import_graph(graph, cf.name)
+    with profiler.phase("import"):
+        graph = specialize(cf.graph, _concrete_types(cf, values))
+        module = import_graph(graph, cf.name)
     t1 = time.perf_counter()
     timings["import"] = t1 - t0
     module = optimize(program, module, timings)
     t2 = time.perf_counter()
-    lowered = lower_module(module, cf.name, donate=donate)
+    with profiler.phase("lowering"):
+        lowered = lower_module(module, cf.name, donate=donate)
     timings["lowering"] = time.perf_counter() - t2
     exe = build(lowered, values, timings)
     exe.rule_generation = rule_generation.GENERATION   # a cached call checks it cheaply

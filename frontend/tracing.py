@@ -11,6 +11,7 @@ import time
 
 from ..ir import errors
 from ..ir.registry import TT
+from ..runtime import profiler
 from . import config, dispatch, func_graph, nest, trace_type
 from .context import context
 from .specs import TensorSpec
@@ -26,12 +27,13 @@ def trace(function, args, key):
     from .concrete_function import ConcreteFunction
     t0 = time.perf_counter()
     first = not function.experimental_get_tracing_count()
-    graph, structure, created = _trace_once(function, args, key, may_create=first)
-    if created:
-        # As TF: a trace that created Variables is redone with creation refused, so a body
-        # that creates one on every call raises now, while one guarded by
-        # `if self.v is None` gets a graph that reads the (lifted) variables.
-        graph, structure, _ = _trace_once(function, args, key, may_create=False)
+    with profiler.phase("trace"):
+        graph, structure, created = _trace_once(function, args, key, may_create=first)
+        if created:
+            # As TF: a trace that created Variables is redone with creation refused, so a
+            # body that creates one on every call raises now, while one guarded by
+            # `if self.v is None` gets a graph that reads the (lifted) variables.
+            graph, structure, _ = _trace_once(function, args, key, may_create=False)
     cf = ConcreteFunction(graph, structure, function, key, args)
     cf.timings["trace"] = time.perf_counter() - t0
     if config.LOG_COMPILES:

@@ -10,6 +10,7 @@ import time
 
 import numpy as np
 
+from . import profiler
 from .resources import ResourceHandle
 
 _BACKEND = None
@@ -194,7 +195,8 @@ def _copy(buffer):
 
 def build(lowered, timings: dict, first_capture=0, captures=()) -> XlaExecutable:
     t0 = time.perf_counter()
-    loaded = compile_module(lowered.module)
+    with profiler.phase("xla_compile"):
+        loaded = compile_module(lowered.module)
     timings["xla_compile"] = time.perf_counter() - t0
     return XlaExecutable(loaded, lowered.num_results, lowered.written_args, timings,
                          lowered.host_inputs, first_capture, captures)

@@ -33,7 +33,7 @@ def test_profile_has_flowjit_phases_and_user_ranges(tmp_path):
                 f(tf.ones([8]))
                 g(tf.ones([8]))
     names = _event_names(tmp_path)
-    for phase in ("trace", "import", "passes", "lowering", "xla_compile", "plan", "execute"):
+    for phase in ("trace", "import", "passes", "lowering", "xla_compile", "plan"):
         assert f"flowjit/{phase}" in names, (phase, sorted(n for n in names if n and "flowjit" in n))
     assert "train" in names
 

@@ -17,17 +17,17 @@ from .ir.dtypes import (DType, as_dtype, bfloat16, bool_ as bool, double, float1
                         float32, float64, half, int8, int16, int32, int64, string, uint8,
                         complex64, complex128)
 from .ir.shapes import TensorShape
-from .frontend.tensor import Tensor
-from .frontend.dispatch import convert_to_tensor
-from .frontend.specs import TensorSpec
-from .frontend import operators as _operators
-from .frontend.function import ConcreteFunction, Function, function
-from .frontend.func_graph import init_scope, name_scope
-from .frontend.module import Module
-from .frontend.control_flow import case, cond, switch_case, while_loop
-from .frontend.tensor_array import TensorArray
-from .frontend.device import device
-from .frontend.functional_ops import foldl, foldr, map_fn, scan
+from .frontend.eager.tensor import Tensor
+from .frontend.eager.dispatch import convert_to_tensor
+from .frontend.function.specs import TensorSpec
+from .frontend.eager import operators as _operators
+from .frontend.function.function import ConcreteFunction, Function, function
+from .frontend.function.func_graph import init_scope, name_scope
+from .frontend.state.module import Module
+from .frontend.control.control_flow import case, cond, switch_case, while_loop
+from .frontend.control.tensor_array import TensorArray
+from .frontend.eager.device import device
+from .frontend.control.functional_ops import foldl, foldr, map_fn, scan
 from .frontend.gradients.tape import GradientTape, UnconnectedGradients, custom_gradient
 from .passes import register_pass
 

@@ -30,10 +30,10 @@ a registry op, for passes that build ops. Plugins: `load_plugin(path)` and
 from __future__ import annotations
 
 from .frontend import export as _export
-from .frontend.dispatch import apply as apply_op, convert_to_tensor
+from .frontend.eager.dispatch import apply as apply_op, convert_to_tensor
 from .frontend.gradients import GRADIENTS as _GRADIENTS
 from .frontend.gradients._util import gradient as register_gradient
-from .frontend.plugins import load_entry_point_plugins as load_plugins, load_plugin
+from .frontend.tools.plugins import load_entry_point_plugins as load_plugins, load_plugin
 from .ir import infer
 from .ir.dialect import OP_CLASSES as DF_OPS
 from .ir.registry import OPS as _OPS, TT, InferenceError, op as register_op

@@ -2,11 +2,8 @@
 options (`tf.config.optimizer`)."""
 from types import SimpleNamespace
 
-from flowjit.frontend.config import (functions_run_eagerly, get_synchronous_execution,
-                                     run_functions_eagerly, set_synchronous_execution)
-from flowjit.frontend.device import (LogicalDevice, LogicalDeviceConfiguration, PhysicalDevice,
-                                     get_logical_device_configuration, list_logical_devices,
-                                     list_physical_devices, set_logical_device_configuration)
+from flowjit.frontend.eager.config import functions_run_eagerly, get_synchronous_execution, run_functions_eagerly, set_synchronous_execution
+from flowjit.frontend.eager.device import LogicalDevice, LogicalDeviceConfiguration, PhysicalDevice, get_logical_device_configuration, list_logical_devices, list_physical_devices, set_logical_device_configuration
 from flowjit.passes.pipeline import get_experimental_options, set_experimental_options
 
 optimizer = SimpleNamespace(set_experimental_options=set_experimental_options,

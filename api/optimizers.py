@@ -1,2 +1,2 @@
 """TF's `tf.optimizers` (the Keras optimizers)."""
-from flowjit.frontend.optimizers import Adam, Optimizer, SGD
+from flowjit.frontend.state.optimizers import Adam, Optimizer, SGD

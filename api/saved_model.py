@@ -1,2 +1,2 @@
 """TF's `tf.saved_model`: save and load without pickle."""
-from flowjit.frontend.saved_model import SaveOptions, load, save
+from flowjit.frontend.state.saved_model import SaveOptions, load, save

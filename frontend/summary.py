@@ -22,9 +22,9 @@ import numpy as np
 
 from ..ir import dtypes as D
 from ..ir.errors import InvalidArgumentError
-from .context import context
+from .function.context import context
 from .export import tf_export
-from .func_graph import current as _current_graph
+from .function.func_graph import current as _current_graph
 
 
 class _State(threading.local):
@@ -200,7 +200,7 @@ def set_step(step):
 def summary_scope(name, default_name=None, values=None):
     """The tag (the name scope's path plus `name`) and a scope for the summary's ops."""
     name = name or default_name
-    from .func_graph import name_scope
+    from .function.func_graph import name_scope
     tag = _tag(name)
     with name_scope(name.replace("/", "_")) as scope:
         yield tag, scope
@@ -238,7 +238,7 @@ def _emit(make_summary, name, data, step, inputs_to_numpy=None):
             return np.asarray(False)
         writer._write(make_summary(tag, value), int(step_value))
         return np.asarray(True)
-    from .dispatch import convert_to_tensor
+    from .eager.dispatch import convert_to_tensor
     return numpy_function(write, [convert_to_tensor(data), convert_to_tensor(step),
                                   convert_to_tensor(cond)], D.bool_)
 
@@ -374,7 +374,7 @@ def trace_export(name, step=None, profiler_outdir=None):
         raise ValueError("No step set. Please specify one either through the `step` "
                          "argument or through tf.summary.experimental.set_step()")
     from tensorboard.compat.proto import event_pb2, graph_pb2
-    from .graph_view import graph_def
+    from .function.graph_view import graph_def
     proto = graph_pb2.GraphDef()
     for fn_name, graph in tracing["graphs"]:
         for node in graph_def(graph).node:

@@ -21,7 +21,7 @@ import numpy as np
 
 from ..ir import dtypes as D
 from .export import tf_export
-from .tensor import Tensor
+from .eager.tensor import Tensor
 
 
 def _tf(path: str):
@@ -1502,7 +1502,7 @@ def experimental_enable_numpy_behavior(prefer_float32=False, dtype_conversion_mo
     as TF's does. flowjit's own op dtype rules are not changed (see README)."""
     if prefer_float32:
         raise NotImplementedError("prefer_float32=True is not provided")
-    from .variables import Variable
+    from .state.variables import Variable
     for cls in (Tensor, Variable):     # graph tensors subclass Tensor
         for name, fn in _TENSOR_METHODS.items():
             setattr(cls, name, fn)

@@ -1,7 +1,7 @@
 """`inline`: Grappler's function optimizer, for what df has.
 
 Function calls: df has no call op. A `tf.function` called while another is being traced is
-traced inline into the caller's graph (frontend/function.py), so every call is already
+traced inline into the caller's graph (frontend/function/function.py), so every call is already
 inlined when the module reaches the passes.
 
 Branch regions: a `df.case` whose branch is known at compile time — its index is a

@@ -5,7 +5,7 @@
 
 Every `*.mlir` file under the folder is a test: its `// RUN:` lines run in lit's internal
 shell, where `flowjit-opt` is the console script installed next to the Python running lit
-(else `python -m flowjit.frontend.opt_cli` with that Python; FLOWJIT_OPT overrides both), with
+(else `python -m flowjit.frontend.tools.opt_cli` with that Python; FLOWJIT_OPT overrides both), with
 each `--load-plugin` added, and `filecheck` is the PyPI `filecheck` package's command (else
 `python -m filecheck`; FILECHECK overrides). Nothing depends on PATH, so a clean virtual
 environment works without activating it.
@@ -42,7 +42,7 @@ def configure(config, source_root: str, plugins=()) -> None:
     tree = hashlib.sha1(config.test_source_root.encode()).hexdigest()[:10]
     config.test_exec_root = os.path.join(tempfile.gettempdir(), f"flowjit-lit-{tree}")
 
-    flowjit_opt = _command("flowjit-opt", "flowjit.frontend.opt_cli")
+    flowjit_opt = _command("flowjit-opt", "flowjit.frontend.tools.opt_cli")
     for plugin in plugins:
         path = os.path.abspath(plugin)
         flowjit_opt += " --load-plugin " + shlex.quote(path if os.path.exists(path) else plugin)

@@ -267,7 +267,7 @@ def _literal(a) -> str:
 def source(prog: dict) -> str:
     """The program as runnable Python (the repro printed for a mismatch)."""
     lines = ["import numpy as np, ml_dtypes", "import flowjit as tf",
-             "from flowjit.frontend.dispatch import apply", "nan, inf = np.nan, np.inf", ""]
+             "from flowjit.frontend.eager.dispatch import apply", "nan, inf = np.nan, np.inf", ""]
     lines += _program_lines(prog)
     lines += [f"x{i} = tf.constant({_literal(v)})" for i, v in enumerate(prog["values"])]
     if prog.get("variable"):
@@ -306,7 +306,7 @@ _WRAP_SOURCE = {
 def _build(prog):
     """The program as a Python function of (x0, x1)."""
     import flowjit as tf
-    from ..frontend.dispatch import apply
+    from ..frontend.eager.dispatch import apply
     env = {"tf": tf, "apply": apply}
     # the generated code itself, so a run is exactly the repro `source` prints
     exec("\n".join(_program_lines(prog)), env)  # noqa: S102

@@ -66,7 +66,7 @@ def mutate(lines: list, rng) -> list:
 
 
 def _run(argv, stdin_text=None) -> tuple:
-    from ..frontend.opt_cli import main
+    from ..frontend.tools.opt_cli import main
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         old_in = sys.stdin

@@ -62,7 +62,7 @@ def time_opt(text: str, *argv) -> float:
     import contextlib
     import io
 
-    from ..frontend.opt_cli import main
+    from ..frontend.tools.opt_cli import main
     old = sys.stdin
     sys.stdin = io.StringIO(text)
     try:

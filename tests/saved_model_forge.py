@@ -5,7 +5,7 @@ import os
 
 import google_crc32c
 
-from flowjit.frontend import saved_model_files
+from flowjit.frontend.state import saved_model_files
 from flowjit.runtime import safetensors
 
 

@@ -121,8 +121,8 @@ def import_graph() -> dict:
 def test_the_graph_sees_imports_inside_functions():
     graph = import_graph()
     # backends.py imports rebuild at the top; program.py imports backends inside a method
-    assert "flowjit.frontend.function_call" in graph["flowjit.frontend.backends"]
-    assert "flowjit.frontend.backends" in graph["flowjit.frontend.program"]
+    assert "flowjit.frontend.function.function_call" in graph["flowjit.frontend.function.backends"]
+    assert "flowjit.frontend.function.backends" in graph["flowjit.frontend.function.program"]
     assert "flowjit.math" in graph and "flowjit.frontend.export" in graph["flowjit.math"]
 
 

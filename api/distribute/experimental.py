@@ -1,2 +1,2 @@
 """TF's `tf.distribute.experimental`."""
-from flowjit.frontend.distribute import ValueContext  # noqa: F401
+from flowjit.frontend.distribute.distribute import ValueContext  # noqa: F401

@@ -1,2 +1,2 @@
 """TF's `tf.keras.optimizers`."""
-from flowjit.frontend.optimizers import Adam, Optimizer, SGD
+from flowjit.frontend.state.optimizers import Adam, Optimizer, SGD

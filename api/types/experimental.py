@@ -1,3 +1,3 @@
 """TF's `tf.types.experimental`."""
-from flowjit.frontend.function_type import FunctionType
-from flowjit.frontend.trace_type import TraceType
+from flowjit.frontend.function.function_type import FunctionType
+from flowjit.frontend.function.trace_type import TraceType

@@ -24,8 +24,9 @@ from __future__ import annotations
 from ...ir import errors
 from ...ir.registry import TT
 from ...ir.shapes import TensorShape
-from .. import dispatch, func_graph
-from ..tensor import Tensor
+from ..eager import dispatch
+from ..function import func_graph
+from ..eager.tensor import Tensor
 
 _LIST_METHODS = {"pop", "insert", "extend", "remove", "clear", "sort", "reverse", "index",
                  "count", "copy"}

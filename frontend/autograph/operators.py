@@ -11,8 +11,8 @@ import builtins
 import sys
 
 from ...ir import errors
-from .. import func_graph
-from ..tensor import Tensor
+from ..function import func_graph
+from ..eager.tensor import Tensor
 from . import converter, staging, trace_state
 from .features import Feature
 from .lists import TensorList, concat_list

@@ -30,10 +30,13 @@ from ...ir import dtypes as D
 from ...ir import errors
 from ...ir.registry import OPS, TT
 from ...ir.shapes import TensorShape
-from .. import control_flow, dispatch, func_graph, nest, tensor_array
-from ..func_graph import FuncGraph, GraphTensor
-from ..shape_args import traced_value
-from ..tensor import Tensor
+from ..control import control_flow, tensor_array
+from ..eager import dispatch
+from ..function import func_graph
+from .. import nest
+from ..function.func_graph import FuncGraph, GraphTensor
+from ..eager.shape_args import traced_value
+from ..eager.tensor import Tensor
 from . import lint, trace_state
 from .features import Feature
 from .errors import InaccessibleTensorError, is_user_file

@@ -11,8 +11,9 @@ import numpy as np
 from ...ir import dtypes as D
 from ...ir import errors
 from ...ir.shapes import TensorShape
-from .. import func_graph, nest
-from ..specs import TensorSpec
+from ..function import func_graph
+from .. import nest
+from ..function.specs import TensorSpec
 from . import structure
 from .context import INFINITE, UNKNOWN
 from .dataset import AUTOTUNE, TRANSFORMATIONS, Dataset

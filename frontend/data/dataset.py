@@ -15,9 +15,9 @@ import numpy as np
 from ...ir import dtypes as D
 from ...ir import errors
 from .. import nest
-from ..dispatch import convert_to_tensor
+from ..eager.dispatch import convert_to_tensor
 from ..export import tf_export
-from ..specs import TensorSpec
+from ..function.specs import TensorSpec
 from . import structure
 from .context import INFINITE, UNKNOWN
 from .iterator import NumpyIterator, make_iterator, reduce_dataset, staged_for

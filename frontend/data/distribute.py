@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import nest
-from ..per_replica import PerReplica
+from ..distribute.per_replica import PerReplica
 from . import structure
 
 

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from .. import nest
 from ..autograph import converter
-from ..dispatch import convert_to_tensor
-from ..function import Function, function
-from ..specs import TensorSpec
-from ..tensor import Tensor
+from ..eager.dispatch import convert_to_tensor
+from ..function.function import Function, function
+from ..function.specs import TensorSpec
+from ..eager.tensor import Tensor
 from . import structure
 
 

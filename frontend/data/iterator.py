@@ -24,8 +24,9 @@ import numpy as np
 
 from ...ir import dtypes as D
 from ...ir import errors
-from .. import func_graph, nest
-from ..dispatch import convert_to_tensor
+from ..function import func_graph
+from .. import nest
+from ..eager.dispatch import convert_to_tensor
 from ..export import tf_export
 from . import structure
 from .context import IteratorContext
@@ -76,7 +77,7 @@ _NEXT_HANDLE = itertools.count(1)
 
 # --- staged pulls ---------------------------------------------------------------------------------
 def _check_not_xla():
-    from ..control_flow import root_graph
+    from ..control.control_flow import root_graph
     g = func_graph.current()
     if g is not None and getattr(root_graph(g), "jit_compile", False):
         raise errors.InvalidArgumentError(
@@ -204,9 +205,9 @@ class Iterator:
             return Optional(has, value, self.element_spec)
         return Optional(convert_to_tensor(has), value, self.element_spec)
 
-    # --- checkpointing (frontend/checkpoint.py calls `_checkpoint_children`) -----------------
+    # --- checkpointing (frontend/state/checkpoint.py calls `_checkpoint_children`) -----------------
     def _checkpoint_children(self):
-        from ..variables import Variable
+        from ..state.variables import Variable
         data = np.frombuffer(json.dumps(self._host.state()).encode(), np.uint8).copy()
         if self._state_var is None:
             with func_graph.init_scope():
@@ -354,7 +355,7 @@ def reduce_dataset(dataset, initial_state, reduce_func):
 
 
 def _staged_reduce(dataset, initial_state, reduce_func):
-    from .. import control_flow
+    from ..control import control_flow
     from ..autograph import converter
     state0 = structure.normalize(initial_state, convert_to_tensor)
     spec = nest.map_structure(structure.spec_of, state0)

@@ -11,10 +11,11 @@ import numpy as np
 
 from ...ir import dtypes as D
 from ...ir.shapes import TensorShape
-from .. import func_graph, nest
-from ..dispatch import convert_to_tensor
-from ..specs import TensorSpec
-from ..tensor import Tensor
+from ..function import func_graph
+from .. import nest
+from ..eager.dispatch import convert_to_tensor
+from ..function.specs import TensorSpec
+from ..eager.tensor import Tensor
 
 # The dataset classes this module describes but sits below (their modules import it),
 # registered by their modules when imported: "Dataset" (dataset.py: a value whose spec is a

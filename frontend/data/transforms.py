@@ -19,7 +19,7 @@ from ...ir import dtypes as D
 from ...ir import errors
 from ...ir.shapes import TensorShape
 from .. import nest
-from ..specs import TensorSpec
+from ..function.specs import TensorSpec
 from . import structure
 from .context import INFINITE, UNKNOWN
 from .dataset import AUTOTUNE, TRANSFORMATIONS, Dataset

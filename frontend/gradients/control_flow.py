@@ -24,8 +24,10 @@ import collections
 
 from ...ir import dtypes as D
 from ...ir.registry import TT
-from .. import control_flow, dispatch, func_graph
-from ..context import GRADIENT_HOOKS, context
+from ..control import control_flow
+from ..eager import dispatch
+from ..function import func_graph
+from ..function.context import GRADIENT_HOOKS, context
 from . import tape as tape_mod
 
 _ASSIGN = {"assign_variable": "assign", "assign_add_variable": "assign_add",
@@ -298,7 +300,7 @@ def call_under_tape(cf, flat):
     as one op with a gradient function; the values are the same). None: run it normally."""
     if not _eager_tape_sees(flat, cf.captures):
         return None
-    from ..function_call import rebuild
+    from ..function.function_call import rebuild
     args = iter(flat)
     env = {}
     for ph in cf.graph.inputs:

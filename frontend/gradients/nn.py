@@ -23,7 +23,7 @@ import math as _pymath
 import numpy as np
 
 from ...ir.ops.nn import window_geometry
-from ..dispatch import apply
+from ..eager.dispatch import apply
 from ..ops import array as A
 from ..ops import linalg as L
 from ..ops import math as M

@@ -30,9 +30,12 @@ import inspect
 import numpy as np
 
 from ...ir import errors
-from .. import dispatch, func_graph, nest, variables
-from ..context import context
-from ..tensor import Tensor
+from ..eager import dispatch
+from ..function import func_graph
+from .. import nest
+from ..state import variables
+from ..function.context import context
+from ..eager.tensor import Tensor
 from . import GRADIENTS
 
 

@@ -20,11 +20,10 @@ from ...ir import errors
 from ...ir.ops.array import PAD_MODES
 from ...ir.registry import TT, InferenceError, check_size
 from ...ir.shapes import TensorShape, format_shape
-from .. import dispatch
-from ..dispatch import _is_tensor_like, _nested_has_tensor, apply, convert_to_tensor, \
-    op_error
+from ..eager import dispatch
+from ..eager.dispatch import _is_tensor_like, _nested_has_tensor, apply, convert_to_tensor, op_error
 from ..export import runs, tf_export
-from ..shape_args import apply_tensor_attrs, is_tensor_arg, tensor_arg, traced_value
+from ..eager.shape_args import apply_tensor_attrs, is_tensor_arg, tensor_arg, traced_value
 from . import math as _m
 
 # `range` and `slice` are TF API names in this module; Python's stay reachable here.

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ...ir import errors
 from ...ir.shapes import TensorShape, as_shape, format_shape
-from ..dispatch import apply, convert_to_tensor
+from ..eager.dispatch import apply, convert_to_tensor
 from ..export import tf_export
 
 
@@ -24,7 +24,7 @@ def _static_mismatch(given: TensorShape, wanted: TensorShape) -> str | None:
 @tf_export("debugging.ensure_shape", "ensure_shape")
 def ensure_shape(x, shape, name=None):
     """`x`, after checking that its shape is compatible with `shape` (None dims: any)."""
-    from .. import func_graph
+    from ..function import func_graph
     x = convert_to_tensor(x)
     try:
         wanted = as_shape(shape)

@@ -1,8 +1,8 @@
-"""The ops behind `ReplicaContext.all_reduce` (frontend/distribute.py holds the strategy)
-and a traced `dtensor.relayout` (frontend/dtensor.py holds meshes and layouts)."""
+"""The ops behind `ReplicaContext.all_reduce` (frontend/distribute/distribute.py holds the strategy)
+and a traced `dtensor.relayout` (frontend/distribute/dtensor.py holds meshes and layouts)."""
 from __future__ import annotations
 
-from ..dispatch import apply, convert_to_tensor
+from ..eager.dispatch import apply, convert_to_tensor
 
 
 def all_reduce(value, reduction: str, group_size: int):

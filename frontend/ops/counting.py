@@ -11,7 +11,7 @@ import numpy as np
 
 from ...ir import dtypes as D
 from ...ir import errors
-from ..dispatch import apply, convert_pair, convert_to_tensor
+from ..eager.dispatch import apply, convert_pair, convert_to_tensor
 from ..export import tf_export
 from . import math as _m
 

@@ -15,7 +15,7 @@ import numpy as np
 from ...ir import dtypes as D
 from ...ir import errors
 from ...ir.shapes import format_shape
-from ..dispatch import convert_to_tensor
+from ..eager.dispatch import convert_to_tensor
 from ..export import tf_export
 from . import math as _m
 

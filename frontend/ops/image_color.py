@@ -8,7 +8,7 @@ import math
 import numpy as np
 
 from ...ir import dtypes as D
-from ..dispatch import convert_to_tensor
+from ..eager.dispatch import convert_to_tensor
 from ..export import tf_export
 from . import array as A
 from . import math as M

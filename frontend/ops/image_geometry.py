@@ -4,7 +4,7 @@ batches [n, h, w, c]; the crop and pad boxes are Python ints (or constant tensor
 against the static height and width as TF checks them."""
 from __future__ import annotations
 
-from ..dispatch import convert_to_tensor
+from ..eager.dispatch import convert_to_tensor
 from ..export import tf_export
 from . import array as A
 from .linalg import _index

@@ -11,7 +11,7 @@ from ...ir.ops.linalg import canonical_einsum
 from ...ir.errors import InvalidArgumentError
 from ...ir.registry import InferenceError
 from ...ir.shapes import format_shape
-from ..dispatch import _is_tensor_like, apply, convert_pair, convert_to_tensor
+from ..eager.dispatch import _is_tensor_like, apply, convert_pair, convert_to_tensor
 from ..export import runs, tf_export
 
 

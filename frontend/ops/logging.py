@@ -7,9 +7,9 @@ import sys
 
 from ...ir import errors
 from ...runtime.kernels.logging import register_stream
-from ..dispatch import apply, convert_pair, convert_to_tensor
+from ..eager.dispatch import apply, convert_pair, convert_to_tensor
 from ..export import runs, tf_export
-from ..tensor import Tensor
+from ..eager.tensor import Tensor
 
 
 def _is_tensor_like(x) -> bool:

@@ -5,7 +5,7 @@ import numpy as np
 
 from ...ir import dtypes as D
 from ...ir import errors
-from ..dispatch import apply, convert_pair, convert_to_tensor
+from ..eager.dispatch import apply, convert_pair, convert_to_tensor
 from ..export import runs, tf_export
 from .axes import axes_attr
 

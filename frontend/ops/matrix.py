@@ -11,7 +11,7 @@ import numpy as np
 
 from ...ir.errors import FailedPreconditionError, InvalidArgumentError
 from ...ir.shapes import format_shape
-from ..dispatch import convert_pair, convert_to_tensor
+from ..eager.dispatch import convert_pair, convert_to_tensor
 from ..export import tf_export
 from . import array as A
 from . import math as M

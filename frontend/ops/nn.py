@@ -17,11 +17,11 @@ import numbers
 from ...ir import dtypes as D
 from ...ir import errors
 from ...ir.ops.nn import CONV_FORMATS, POOL_FORMATS, spatial_axes
-from .. import dispatch
-from ..context import context
-from ..dispatch import apply, convert_pair, convert_to_tensor
+from ..eager import dispatch
+from ..function.context import context
+from ..eager.dispatch import apply, convert_pair, convert_to_tensor
 from ..export import runs, tf_export
-from ..tensor import Tensor
+from ..eager.tensor import Tensor
 from . import math as _math
 from .array import _int
 

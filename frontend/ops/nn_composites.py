@@ -7,7 +7,7 @@ import math
 
 from ...ir import dtypes as D
 from ...ir.errors import InvalidArgumentError
-from ..dispatch import convert_pair, convert_to_tensor
+from ..eager.dispatch import convert_pair, convert_to_tensor
 from ..export import tf_export
 from . import array as A
 from . import math as M
@@ -123,7 +123,7 @@ def weighted_moments(x, axes, frequency_weights, keepdims=None, name=None, keep_
 
 
 def _replicas(opname):
-    from ..distribute import get_replica_context
+    from ..distribute.distribute import get_replica_context
     ctx = get_replica_context()
     if ctx is None:
         raise RuntimeError(f"You are calling `{opname}` in cross replica context, while it "

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import func_graph
-from ..dispatch import convert_to_tensor
+from ..function import func_graph
+from ..eager.dispatch import convert_to_tensor
 from ..export import tf_export
-from ..tensor import Tensor
+from ..eager.tensor import Tensor
 
 
 @tf_export("executing_eagerly")
@@ -27,7 +27,7 @@ def inside_function():
 @tf_export("is_tensor")
 def is_tensor(x):
     """True for a tensor (eager or symbolic) or a Variable."""
-    from ..variables import Variable
+    from ..state.variables import Variable
     return isinstance(x, (Tensor, Variable))
 
 
@@ -45,10 +45,10 @@ def get_static_value(tensor, partial=False):
     if isinstance(tensor, func_graph.GraphTensor):
         node = tensor._node
         if node.op == "const":
-            from ..tracing import _evaluate_constant
+            from ..function.tracing import _evaluate_constant
             return _evaluate_constant(tensor).numpy()
         if tensor.dtype.is_integer:
-            from ..shape_args import traced_value
+            from ..eager.shape_args import traced_value
             known = traced_value(tensor)
             flat = known if isinstance(known, tuple) else (known,)
             if known is not None and None not in flat:

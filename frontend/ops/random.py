@@ -14,10 +14,10 @@ from ...ir import dtypes as D
 from ...ir import errors
 from ...ir.shapes import TensorShape
 from ...runtime.kernels import random as _kernels
-from ..dispatch import convert_to_tensor, op_error
+from ..eager.dispatch import convert_to_tensor, op_error
 from ..export import runs, tf_export
-from ..shape_args import apply_tensor_attrs, is_tensor_arg, tensor_arg
-from ..tensor import Tensor
+from ..eager.shape_args import apply_tensor_attrs, is_tensor_arg, tensor_arg
+from ..eager.tensor import Tensor
 from . import math as _math
 
 _MAXINT32 = 2**31 - 1

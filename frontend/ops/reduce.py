@@ -4,7 +4,7 @@ from __future__ import annotations
 from ...ir import dtypes as D
 from ...ir import errors
 from ...ir.errors import InvalidArgumentError
-from ..dispatch import apply, convert_to_tensor, op_error
+from ..eager.dispatch import apply, convert_to_tensor, op_error
 from ..export import runs, tf_export
 from . import math as _m
 from .axes import axes_attr as _axes, axis_int as _int

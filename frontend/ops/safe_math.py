@@ -5,7 +5,7 @@ of them are not their compositions'.) The guards select before the risky op runs
 gradients have no NaN where the value is guarded (TF's gradients are 0 there too)."""
 from __future__ import annotations
 
-from ..dispatch import convert_pair, convert_to_tensor
+from ..eager.dispatch import convert_pair, convert_to_tensor
 from ..export import tf_export
 from . import array as A
 from . import math as M

@@ -14,11 +14,12 @@ import numpy as np
 from ...ir import dtypes as D
 from ...ir import errors
 from ...runtime.kernels.script import FUNCTIONS, register_function
-from .. import dispatch, func_graph
-from ..context import context
-from ..dispatch import apply, convert_to_tensor
+from ..eager import dispatch
+from ..function import func_graph
+from ..function.context import context
+from ..eager.dispatch import apply, convert_to_tensor
 from ..export import tf_export
-from ..tensor import Tensor
+from ..eager.tensor import Tensor
 
 # py_function token -> the user's function (the gradient runs it again).
 USER_FUNCTIONS: dict = {}
@@ -72,7 +73,7 @@ def _script_op(opname, func, inp, Tout, eager_tensors):
         raise TypeError(f"{opname}: func must be callable, got {func!r}")
     g = func_graph.current()
     if g is not None:
-        from ..control_flow import root_graph
+        from ..control.control_flow import root_graph
         if getattr(root_graph(g), "jit_compile", False):
             from ...lowering.stablehlo.script import refuse
             raise refuse(opname, errors.user_frame())

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import operator
 
-from ..dispatch import apply, convert_to_tensor
+from ..eager.dispatch import apply, convert_to_tensor
 from ..export import runs, tf_export
 
 

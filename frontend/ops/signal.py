@@ -13,7 +13,7 @@ import math
 import numpy as np
 
 from ...ir import dtypes as D
-from ..dispatch import apply, convert_to_tensor
+from ..eager.dispatch import apply, convert_to_tensor
 from ..export import tf_export
 from . import array as A
 from . import math as M

@@ -6,9 +6,9 @@ ragged tensors) a Python list of 1-D tensors, one per string (README, "Differenc
 from __future__ import annotations
 
 from ...ir import dtypes as D
-from ..dispatch import apply, convert_to_tensor
+from ..eager.dispatch import apply, convert_to_tensor
 from ..export import runs, tf_export
-from ..tensor import Tensor
+from ..eager.tensor import Tensor
 from .array import unstack
 from .axes import axes_attr as _axes
 

@@ -1,7 +1,7 @@
 """Kernels of the collective ops. `all_reduce`: one replica (eager code and the graph
 executor run one) holds the whole group, so the reduction is the value itself. `relayout`
 changes where values live, never what they are; the kernel runs only for one-device meshes
-(programs over larger meshes are compiled, frontend/dtensor.py)."""
+(programs over larger meshes are compiled, frontend/distribute/dtensor.py)."""
 from __future__ import annotations
 
 from ...ir.errors import UnimplementedError

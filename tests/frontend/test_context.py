@@ -1,4 +1,4 @@
-"""The frontend's state is per thread (frontend/context.py): while one thread traces a
+"""The frontend's state is per thread (frontend/function/context.py): while one thread traces a
 tf.function, another thread's ops run eagerly, its tapes and name scopes are its own, and
 concurrent mixed work gives correct results with one trace per signature.
 
@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import flowjit as tf
-from flowjit.frontend.tensor import Tensor
+from flowjit.frontend.eager.tensor import Tensor
 
 THREADS, OPS = map(int, os.environ.get("FLOWJIT_THREAD_STRESS", "4x25").split("x"))
 

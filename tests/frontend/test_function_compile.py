@@ -1,4 +1,4 @@
-"""The compile and call paths of `function` (frontend/compilation.py, function_call.py):
+"""The compile and call paths of `function` (frontend/function/compilation.py, function_call.py):
 the one XLA cache key (argument shapes, resizable variables, lowering-rule generation),
 variable donation by buffer ownership, dump file names, compile logs, the pass report table."""
 import logging
@@ -7,12 +7,12 @@ import os
 import numpy as np
 
 import flowjit as tf
-from flowjit.frontend import config
+from flowjit.frontend.eager import config
 from flowjit.lowering.stablehlo import RULES, register_lowering
 
 
 def test_public_names_stay_importable():
-    from flowjit.frontend.function import ConcreteFunction, Function, function
+    from flowjit.frontend.function.function import ConcreteFunction, Function, function
     assert tf.function is function and tf.Function is Function
     f = function(lambda x: x + 1.0)
     assert isinstance(f, Function)

@@ -37,7 +37,7 @@ def opt(*args, extra_path=None):
     env = dict(os.environ)
     if extra_path:
         env["PYTHONPATH"] = os.pathsep.join([str(extra_path), env.get("PYTHONPATH", "")])
-    return subprocess.run([sys.executable, "-m", "flowjit.frontend.opt_cli", *map(str, args)],
+    return subprocess.run([sys.executable, "-m", "flowjit.frontend.tools.opt_cli", *map(str, args)],
                           capture_output=True, text=True, timeout=300, env=env)
 
 

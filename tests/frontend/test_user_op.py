@@ -11,7 +11,7 @@ USER_PROGRAM = '''
 import numpy as np
 import jaxlib.mlir.dialects.stablehlo as hlo
 import flowjit as tf
-from flowjit.frontend.dispatch import apply, convert_to_tensor
+from flowjit.frontend.eager.dispatch import apply, convert_to_tensor
 from flowjit.frontend.gradients import register_gradient
 from flowjit.ir.infer import FLOATS, unary
 from flowjit.ir.printing import parse_module, print_module

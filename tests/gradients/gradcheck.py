@@ -18,8 +18,8 @@ from types import SimpleNamespace
 import numpy as np
 
 import flowjit as tf
-from flowjit.frontend import dispatch
-from flowjit.frontend.context import context
+from flowjit.frontend.eager import dispatch
+from flowjit.frontend.function.context import context
 from flowjit.frontend.gradients import GRADIENTS
 from flowjit.ir import dtypes as D
 from flowjit.ir.registry import OPS, TT, infer_types

@@ -404,7 +404,7 @@ def test_missing_gradient_is_a_lookup_error():
 
 
 def test_no_tape_no_hook():
-    from flowjit.frontend.context import context
+    from flowjit.frontend.function.context import context
     assert context().tape_hook is None and context().watch_hook is None
     with tf.GradientTape():
         assert context().tape_hook is not None

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import flowjit as tf
-from flowjit.frontend.dispatch import apply
+from flowjit.frontend.eager.dispatch import apply
 from flowjit.ir.ops.fused import ACTIVATIONS
 from flowjit.ir.registry import OPS
 from flowjit.lowering.stablehlo import RULES

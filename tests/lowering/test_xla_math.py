@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 import flowjit as tf
-from flowjit.frontend.dispatch import apply
+from flowjit.frontend.eager.dispatch import apply
 from flowjit.ir import dtypes as D
 from flowjit.ir.ops import math as M
 from flowjit.lowering.stablehlo import RULES

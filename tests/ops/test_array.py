@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import flowjit as tf
-from flowjit.frontend import dispatch
+from flowjit.frontend.eager import dispatch
 from flowjit.ir import dtypes as D
 from flowjit.ir.errors import InvalidArgumentError
 from flowjit.ir.registry import OPS, TT, InferenceError

@@ -8,7 +8,7 @@ import pytest
 
 import flowjit as tf
 from flowjit.errors import InvalidArgumentError
-from flowjit.frontend.dispatch import apply
+from flowjit.frontend.eager.dispatch import apply
 from flowjit.ir.ops.fused import ACTIVATIONS
 from helpers import assert_close, rand
 

@@ -11,7 +11,7 @@ import pytest
 from xdsl.passes import ModulePass
 
 import flowjit as tf
-from flowjit.frontend.opt_cli import main
+from flowjit.frontend.tools.opt_cli import main
 from flowjit.ir.printing import print_module
 from flowjit.passes import PASSES
 
@@ -219,7 +219,7 @@ def test_unterminated_string_does_not_hang(tmp_path):
     import subprocess
     p = tmp_path / "quote.mlir"
     p.write_text(GOOD.replace("%1: tensor<3x4xf32>", '%1:"tensor<3x4xf32>'))
-    proc = subprocess.run([sys.executable, "-m", "flowjit.frontend.opt_cli", str(p)],
+    proc = subprocess.run([sys.executable, "-m", "flowjit.frontend.tools.opt_cli", str(p)],
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 1
     assert f"{p}:1:" in proc.stderr and "string literal" in proc.stderr

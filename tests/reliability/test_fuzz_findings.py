@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import flowjit as tf
-from flowjit.frontend.dispatch import apply
+from flowjit.frontend.eager.dispatch import apply
 
 MODES = ("eager", "graph", "xla")
 

@@ -19,7 +19,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from flowjit.frontend import opt_cli
+from flowjit.frontend.tools import opt_cli
 from flowjit.testing import opt_mutants, opt_scaling
 
 LINEAR_ENOUGH = 35   # the largest growth accepted for a tenfold input (quadratic: ~100)

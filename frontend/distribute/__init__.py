@@ -1,0 +1,1 @@
+"""More than one device: DTensor, MirroredStrategy, sharded calls."""

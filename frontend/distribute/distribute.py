@@ -1,0 +1,265 @@
+"""`tf.distribute`: MirroredStrategy as per-replica programs on XLA's replicas.
+
+`strategy.run(fn, args)` traces `fn` once (a `function(jit_compile=True)`) on one replica's
+arguments and compiles it for `num_replicas` = the strategy's device count: every device runs
+the same program on its own values, and `ReplicaContext.all_reduce` (also the optimizers'
+gradient aggregation) lowers to `stablehlo.all_reduce` across the replicas. Variables created
+in `scope()` hold one copy per device (a replicated array); after a step that aggregates its
+gradients every copy holds the same value.
+"""
+from __future__ import annotations
+
+import contextlib
+import enum
+import threading
+
+from ...runtime import spmd
+from ..eager import dispatch
+from ..data.distribute import DistributedDataset
+from ..export import runs, tf_export
+from ..ops.collective import all_reduce
+from .per_replica import PerReplica
+from ..eager.tensor import Tensor
+
+
+class ReduceOp(enum.Enum):
+    """TF's `tf.distribute.ReduceOp`."""
+    SUM = "SUM"
+    MEAN = "MEAN"
+
+
+def _reduction(reduce_op) -> str:
+    if isinstance(reduce_op, str):
+        reduce_op = ReduceOp(reduce_op.upper())
+    return reduce_op.value.lower()
+
+
+@tf_export("distribute.ReplicaContext")
+class ReplicaContext:
+    """TF's `tf.distribute.ReplicaContext`: inside `run`, the replica's view of the group."""
+
+    def __init__(self, strategy, num_replicas: int):
+        self._strategy = strategy
+        self._num = num_replicas
+
+    strategy = property(lambda self: self._strategy)
+    num_replicas_in_sync = property(lambda self: self._num)
+
+    @runs("all_reduce")
+    def all_reduce(self, reduce_op, value, options=None):
+        """`value` (a tensor or a nest of tensors) reduced over every replica."""
+        from .. import nest
+        how = _reduction(reduce_op)
+        return nest.map_structure(lambda v: all_reduce(v, how, self._num), value)
+
+
+class ValueContext:
+    """TF's `tf.distribute.experimental.ValueContext`."""
+
+    def __init__(self, replica_id_in_sync_group=0, num_replicas_in_sync=1):
+        self.replica_id_in_sync_group = replica_id_in_sync_group
+        self.num_replicas_in_sync = num_replicas_in_sync
+
+
+class InputContext:
+    """TF's `tf.distribute.InputContext`: which input pipeline a `dataset_fn` builds."""
+
+    def __init__(self, num_input_pipelines=1, input_pipeline_id=0, num_replicas_in_sync=1):
+        self.num_input_pipelines = num_input_pipelines
+        self.input_pipeline_id = input_pipeline_id
+        self.num_replicas_in_sync = num_replicas_in_sync
+
+    def get_per_replica_batch_size(self, global_batch_size):
+        if global_batch_size % self.num_replicas_in_sync != 0:
+            raise ValueError(f"The `global_batch_size` {global_batch_size} is not divisible "
+                             f"by `num_replicas_in_sync` {self.num_replicas_in_sync}")
+        return global_batch_size // self.num_replicas_in_sync
+
+
+_STATE = threading.local()   # .replica: the ReplicaContext of a run being traced
+_DEFAULT = None
+
+
+def get_replica_context():
+    """The replica context: the tracing replica's inside `run`, None inside `scope()` (a
+    cross-replica context, as TF), else the default single-replica context."""
+    ctx = getattr(_STATE, "replica", None)
+    if ctx is not None:
+        return ctx
+    if getattr(_STATE, "strategy", None) is not None:
+        return None
+    global _DEFAULT
+    if _DEFAULT is None:
+        _DEFAULT = ReplicaContext(None, 1)
+    return _DEFAULT
+
+
+def in_cross_replica_context() -> bool:
+    return getattr(_STATE, "replica", None) is None and \
+        getattr(_STATE, "strategy", None) is not None
+
+
+def get_strategy():
+    return getattr(_STATE, "strategy", None)
+
+
+def aggregate_gradients(grads):
+    """The optimizers' gradient aggregation: summed over the replicas inside `run`."""
+    ctx = getattr(_STATE, "replica", None)
+    if ctx is None or ctx.num_replicas_in_sync == 1:
+        return grads
+    return [g if g is None else all_reduce(g, "sum", ctx.num_replicas_in_sync) for g in grads]
+
+
+class MirroredStrategy:
+    """TF's `tf.distribute.MirroredStrategy(devices=None)`: synchronous data parallelism
+    over the given devices (default: every device of the default platform)."""
+
+    def __init__(self, devices=None, cross_device_ops=None):
+        from .dtensor import create_mesh
+        self._mesh = create_mesh([("replica", len(devices) if devices else
+                                   len(spmd.devices()))], devices=devices)
+        self._jax_mesh = self._mesh._jax
+        self._functions: dict = {}
+        self._programs: dict = {}   # ConcreteFunction -> its replica Program
+
+    num_replicas_in_sync = property(lambda self: self._mesh.size)
+    extended = property(lambda self: self)
+
+    @property
+    def worker_devices(self):
+        return tuple(self._mesh.local_devices())
+
+    @contextlib.contextmanager
+    def scope(self):
+        """Variables created inside hold one copy per replica."""
+        from ..function.context import context
+        ctx = context()
+        prev_strategy, prev_hook = getattr(_STATE, "strategy", None), ctx.create_hook
+        _STATE.strategy = self
+        ctx.create_hook = self._create_variable_value
+        try:
+            yield self
+        finally:
+            _STATE.strategy = prev_strategy
+            ctx.create_hook = prev_hook
+
+    def _create_variable_value(self, initial_value, dtype):
+        value = dispatch.convert_to_tensor(initial_value() if callable(initial_value)
+                                           else initial_value, dtype=dtype)
+        return Tensor._wrap(spmd.put(value._host(), spmd.sharding(self._jax_mesh, ())),
+                            value.dtype)
+
+    def experimental_distribute_values_from_function(self, value_fn):
+        n = self.num_replicas_in_sync
+        return PerReplica([dispatch.convert_to_tensor(value_fn(ValueContext(i, n)))
+                           for i in range(n)])
+
+    def experimental_distribute_dataset(self, dataset, options=None):
+        """Each global batch of `dataset` split along its first axis over the replicas."""
+        return DistributedDataset.split_batches(dataset, self.num_replicas_in_sync)
+
+    def distribute_datasets_from_function(self, dataset_fn, options=None):
+        """One input pipeline (`dataset_fn(InputContext)`); replicas take its elements in
+        turn, each a per-replica batch."""
+        n = self.num_replicas_in_sync
+        return DistributedDataset.round_robin(dataset_fn(InputContext(1, 0, n)), n)
+
+    def experimental_local_results(self, value):
+        return value.values if isinstance(value, PerReplica) else (value,)
+
+    def run(self, fn, args=(), kwargs=None):
+        """`fn(*args)` on every replica: a PerReplica argument gives each replica its own
+        value, any other argument is read by all. Returns PerReplica results (plain tensors
+        with one replica)."""
+        from ..function import func_graph, trace_type
+        from .. import nest
+        from ..function.function import function
+        if func_graph.current() is not None:
+            raise NotImplementedError("MirroredStrategy.run inside a tf.function is not "
+                                      "supported: call it eagerly (it compiles fn itself)")
+        args, kwargs = tuple(args), dict(kwargs or {})
+        compiled = self._functions.get(fn)
+        if compiled is None:
+            compiled = self._functions[fn] = function(fn, jit_compile=True)
+        first = nest.map_structure(lambda v: v.values[0] if isinstance(v, PerReplica) else v,
+                                   (args, kwargs))
+        prev, _STATE.replica = getattr(_STATE, "replica", None), \
+            ReplicaContext(self, self.num_replicas_in_sync)
+        try:
+            cf = compiled.get_concrete_function(*first[0], **first[1])
+        finally:
+            _STATE.replica = prev
+        program = self._programs.get(cf)
+        if program is None:
+            from ..function.program import Program
+            program = self._programs[cf] = Program(cf, ReplicaBackend(self._jax_mesh))
+        # The function's tensor arguments in its own order (replica 0's stand for theirs).
+        replicas = {id(v.values[0]): v for v in nest.flatten((args, kwargs))
+                    if isinstance(v, PerReplica)}
+        flat: list = []
+        trace_type.key_and_flat(compiled.bind(first[0], first[1]), flat)
+        return program([[c._host() for c in replicas[id(t)].values] if id(t) in replicas else
+                        t._host() for t in flat])
+
+    def reduce(self, reduce_op, value, axis=None):
+        """Reduce a PerReplica value across replicas (and along `axis` within each)."""
+        import numpy as np
+        parts = [dispatch.convert_to_tensor(v)._host()
+                 for v in self.experimental_local_results(value)]
+        how = _reduction(reduce_op)
+        dtype = dispatch.convert_to_tensor(parts[0]).dtype
+        if axis is None:
+            stacked = np.stack(parts)
+            out = stacked.sum(0) if how == "sum" else stacked.mean(0)
+        else:
+            joined = np.concatenate(parts, axis=axis)
+            out = joined.sum(axis) if how == "sum" else joined.mean(axis)
+        return Tensor(np.asarray(out, dtype=dtype.np), dtype)
+
+
+class ReplicaBackend:
+    """`MirroredStrategy.run`'s programs: one per-device program every device of the mesh
+    runs on its own arguments (`num_replicas` = the device count). A call's flat arguments
+    are host values, a list of per-replica values for a PerReplica argument."""
+
+    lowers_to_xla = True
+
+    def __init__(self, jax_mesh):
+        self.jax_mesh = jax_mesh
+
+    def key(self, program, values):
+        from ..function import compilation
+        return compilation.xla_key(program, _replica0(values))
+
+    def compile(self, program, values):
+        from ..function import compilation
+        return compilation.compile_xla(
+            program, _replica0(values), lambda lowered, values, timings: self._build(
+                program.record, lowered, timings), donate=False)
+
+    def call(self, program, flat):
+        from ..function.function_call import rebuild
+        record = program.record
+        vals = flat + record.capture_values
+        outs = program.executable(vals)(vals)
+        per = [PerReplica([Tensor._wrap(p, dt) for p in pieces]) if len(pieces) > 1 else
+               Tensor._wrap(pieces[0], dt) for pieces, dt in zip(outs, record.out_dtypes)]
+        return rebuild(record.structure, per)
+
+    def _build(self, record, lowered, timings):
+        if lowered.host_inputs:
+            from ...ir.errors import UnimplementedError
+            raise UnimplementedError(None, None, f"{record.name}: stateful random ops are "
+                                     f"not supported under MirroredStrategy.run")
+        return spmd.build_replicas(lowered.module, self.jax_mesh, lowered.num_results,
+                                   lowered.written_args, timings)
+
+
+def _replica0(values):
+    """Replica 0's values stand for all (the key and the compile see one replica)."""
+    return [v[0] if type(v) is list else v for v in values]
+
+
+__all__ = ["InputContext", "MirroredStrategy", "ReduceOp", "ReplicaContext", "get_replica_context",
+           "in_cross_replica_context", "get_strategy"]

@@ -1,0 +1,1 @@
+"""Eager tensors, op dispatch and TF's conversion rules, Tensor operators, devices."""

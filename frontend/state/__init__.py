@@ -1,0 +1,1 @@
+"""State that outlives a call: variables, modules, optimizers, checkpoints, SavedModels."""

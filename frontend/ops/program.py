@@ -45,8 +45,7 @@ def get_static_value(tensor, partial=False):
     if isinstance(tensor, func_graph.GraphTensor):
         node = tensor._node
         if node.op == "const":
-            from ..function.tracing import _evaluate_constant
-            return _evaluate_constant(tensor).numpy()
+            return np.asarray(node.attrs["value"], tensor.dtype.np)
         if tensor.dtype.is_integer:
             from ..eager.shape_args import traced_value
             known = traced_value(tensor)

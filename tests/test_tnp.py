@@ -12,7 +12,7 @@ import flowjit.experimental.numpy as tnp
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "oracle"))
-from cases_tnp import CASES  # noqa: E402
+from tnp_cases import CASES  # noqa: E402
 from spec import decode, upstream  # noqa: E402
 
 RECORD = json.load(open(os.path.join(HERE, "data", "tf_oracle", "tnp.json")))["cases"]

@@ -1,4 +1,4 @@
-"""Record TF 2.21's `tf.experimental.numpy` results for tests/oracle/cases_tnp.py.
+"""Record TF 2.21's `tf.experimental.numpy` results for tests/oracle/tnp_cases.py.
 
 Run with TensorFlow installed (flowjit's tests never import it):
     python tools/record_tnp.py        # writes tests/data/tf_oracle/tnp.json
@@ -13,7 +13,7 @@ import tensorflow.experimental.numpy as tnp
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "tests", "oracle"))
-from cases_tnp import CASES  # noqa: E402
+from tnp_cases import CASES  # noqa: E402
 from spec import decode, upstream  # noqa: E402
 
 tnp.experimental_enable_numpy_behavior()

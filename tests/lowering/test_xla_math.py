@@ -93,6 +93,9 @@ FLOAT_UNARY = {
     "sigmoid": lambda x: 1 / (1 + np.exp(-x)), "erf": _erf,
     "softplus": lambda x: np.logaddexp(0.0, x), "reciprocal": lambda x: 1 / x,
     "round": np.rint, "floor": np.floor, "ceil": np.ceil,
+    "acos": np.arccos, "asin": np.arcsin, "atan": np.arctan, "sinh": np.sinh, "cosh": np.cosh,
+    "asinh": np.arcsinh, "acosh": np.arccosh, "atanh": np.arctanh,
+    "erfc": np.vectorize(math.erfc, otypes=[np.float64]),
 }
 INT_UNARY = {  # exact, in Python ints, then wrapped
     "neg": lambda v: -v, "abs": abs, "sign": lambda v: (v > 0) - (v < 0),
@@ -101,7 +104,7 @@ INT_UNARY = {  # exact, in Python ints, then wrapped
 FLOAT_BINARY = {
     "add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.divide,
     "floordiv": lambda x, y: np.floor(x / y), "floormod": _floor_mod_float, "pow": np.power,
-    "maximum": np.maximum, "minimum": np.minimum,
+    "maximum": np.maximum, "minimum": np.minimum, "atan2": np.arctan2,
 }
 INT_BINARY = {
     "add": lambda a, b: a + b, "sub": lambda a, b: a - b, "mul": lambda a, b: a * b,

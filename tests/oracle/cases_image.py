@@ -1,7 +1,7 @@
 """TF-oracle cases for tf.image (format: tests/oracle/spec.py): single images and batches,
 odd sizes for centred crops and pads, every quarter turn, integer images through the [0, 1]
 float scale (rounding and saturation), NaN pixels, constant images (zero stddev)."""
-from spec import T, case
+from oracle.spec import T, case
 
 IMG = T([[[0.1, 0.2, 0.3], [0.4, 0.5, 0.6], [0.7, 0.8, 0.9]],
          [[1.0, 0.0, 0.5], [0.25, 0.75, 0.125], [0.3, "nan", 0.2]]])          # [2, 3, 3]

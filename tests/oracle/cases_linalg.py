@@ -1,7 +1,7 @@
 """TF-oracle cases for tf.linalg (format: tests/oracle/spec.py): diagonals with NaN/inf off
 them, offsets at the edges, non-square and batched matrices, singular and permuted matrices,
 and errors."""
-from spec import T, case
+from oracle.spec import T, case
 
 M34 = T([[1, "nan", 2, "inf"], ["-0.0", 3, "-inf", 4], [5, 6, 7, "nan"]])
 B234 = T([[[1, 2, 3, 4], [5, 6, 7, 8], [9, 10, 11, 12]],

@@ -1,7 +1,7 @@
 """TF-oracle cases for the tf.nn composites (format: tests/oracle/spec.py): zero, negative and
 large logits, targets 0 and 1 at the Stirling cut, zero weights, shifts, block rearrangements
 with several blocks and channels, conv1d strides and paddings."""
-from spec import T, case
+from oracle.spec import T, case
 
 X = T([[-2, 0, "-0.0", 3], [1, "inf", -1, 0.5]])
 LOGITS = T([[-30, -1, 0, 2], [0.5, 40, -3, 1]])

@@ -1,7 +1,7 @@
 """TF-oracle cases for tf.signal (format: tests/oracle/spec.py): FFTs with cropped and padded
 lengths, NaN/inf samples, odd lengths, windows of length 1 and odd lengths, framing at the
 edges, DCT types and norms."""
-from spec import T, case
+from oracle.spec import T, case
 
 X8 = T([[1, -2, 3, 0.5, "-0.0", 4, -1, 2], [0, 1, 0, -1, 0, 1, 0, -1]])
 X7 = T([1, 2, "nan", 4, 5, 6, 7])

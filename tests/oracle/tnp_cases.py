@@ -1,4 +1,5 @@
-"""`tf.experimental.numpy` cases: each is (id, fn(tnp, *inputs), inputs, grad). Inputs are
+"""`tf.experimental.numpy` cases, each (id, fn(tnp, *inputs), inputs, grad): they call tnp
+themselves, so they are not in the oracle runner's `cases_*` format. Inputs are
 (values, dtype) pairs; "nan"/"inf"/"-inf"/"-0.0" strings are those floats (spec.decode).
 `tools/record_tnp.py` runs them on TF 2.21 (with NumPy behaviour enabled) and
 tests/test_tnp.py on flowjit in every mode. `grad` marks cases whose gradient with respect to

@@ -105,7 +105,8 @@ def _staged_pull(pull, inputs, spec, optional):
 
     outs = numpy_function(run, list(inputs), [D.bool_] + [s.dtype for s in flat])
     comps = [ensure_shape(t, s.shape) for t, s in zip(outs[1:], flat)]
-    return outs[0], nest.pack_sequence_as(spec, comps)
+    # a scalar flag: a loop carrying it keeps its shape, as TF's loop-variable check asks
+    return ensure_shape(outs[0], []), nest.pack_sequence_as(spec, comps)
 
 
 class _GraphIterator:

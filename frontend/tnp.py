@@ -149,6 +149,15 @@ def _promote(*xs, to=None):
     return [asarray(x, dtype) for x in xs]
 
 
+def _promote_float(*xs):
+    """The arguments promoted as a float function of them takes them: NumPy's result type,
+    float64 where that is an integer or bool."""
+    dtype = result_type(*xs)
+    if not np.issubdtype(dtype, np.inexact):
+        dtype = np.dtype(np.float64)
+    return _promote(*xs, to=dtype)
+
+
 def _float_type(x):
     """NumPy's dtype for a float function of `x` (ints and bools compute in float64)."""
     dt = _np_dtype(x)
@@ -423,10 +432,7 @@ for _n, _p in _BINARY.items():
 
 @_export("true_divide", "divide")
 def true_divide(x1, x2):
-    dtype = result_type(x1, x2)
-    if not np.issubdtype(dtype, np.inexact):
-        dtype = np.dtype(np.float64)
-    a, b = _promote(x1, x2, to=dtype)
+    a, b = _promote_float(x1, x2)
     return _tf("math.truediv")(a, b)
 
 
@@ -450,28 +456,19 @@ def float_power(x1, x2):
 
 @_export("arctan2")
 def arctan2(x1, x2):
-    dtype = result_type(x1, x2)
-    if not np.issubdtype(dtype, np.inexact):
-        dtype = np.dtype(np.float64)
-    a, b = _promote(x1, x2, to=dtype)
+    a, b = _promote_float(x1, x2)
     return _tf("math.atan2")(a, b)
 
 
 @_export("hypot")
 def hypot(x1, x2):
-    dtype = result_type(x1, x2)
-    if not np.issubdtype(dtype, np.inexact):
-        dtype = np.dtype(np.float64)
-    a, b = _promote(x1, x2, to=dtype)
+    a, b = _promote_float(x1, x2)
     return _tf("math.sqrt")(a * a + b * b)
 
 
 @_export("logaddexp")
 def logaddexp(x1, x2):
-    dtype = result_type(x1, x2)
-    if not np.issubdtype(dtype, np.inexact):
-        dtype = np.dtype(np.float64)
-    a, b = _promote(x1, x2, to=dtype)
+    a, b = _promote_float(x1, x2)
     # max + log1p(exp(-|a - b|)): no overflow, and a tie sends the gradient as TF's does
     delta = a - b
     out = _tf("math.maximum")(a, b) + _tf("math.log1p")(_tf("math.exp")(
@@ -481,20 +478,14 @@ def logaddexp(x1, x2):
 
 @_export("logaddexp2")
 def logaddexp2(x1, x2):
-    dtype = result_type(x1, x2)
-    if not np.issubdtype(dtype, np.inexact):
-        dtype = np.dtype(np.float64)
-    a, b = _promote(x1, x2, to=dtype)
+    a, b = _promote_float(x1, x2)
     ln2 = asarray(np.log(2), a.dtype.np)
     return logaddexp(a * ln2, b * ln2) / ln2
 
 
 @_export("heaviside")
 def heaviside(x1, x2):
-    dtype = result_type(x1, x2)
-    if not np.issubdtype(dtype, np.inexact):
-        dtype = np.dtype(np.float64)
-    a, b = _promote(x1, x2, to=dtype)
+    a, b = _promote_float(x1, x2)
     zero = _tf("zeros_like")(a)
     one = _tf("ones_like")(a)
     step = _tf("where")(a > zero, one, zero)
@@ -780,10 +771,7 @@ def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
 
 @_export("isclose")
 def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
-    dtype = result_type(a, b)
-    if not np.issubdtype(dtype, np.inexact):
-        dtype = np.dtype(np.float64)
-    a, b = _promote(a, b, to=dtype)
+    a, b = _promote_float(a, b)
     close = _tf("less_equal")(_tf("math.abs")(a - b),
                               asarray(atol, a.dtype.np) + asarray(rtol, a.dtype.np)
                               * _tf("math.abs")(b))

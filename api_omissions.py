@@ -133,9 +133,6 @@ NOT_YET = {
         unicode_script unicode_split unicode_split_with_offsets unicode_transcode
         unsorted_segment_join
 """.split(),
-    "bitwise": """
-        bitwise_and bitwise_or bitwise_xor invert left_shift right_shift
-""".split(),
     "debugging": """
         assert_proper_iterable assert_same_float_dtype disable_check_numerics
         disable_traceback_filtering enable_check_numerics enable_traceback_filtering
@@ -143,9 +140,6 @@ NOT_YET = {
 """.split(),
     "dtypes": """
         complex saturate_cast uint16 uint32 uint64
-""".split(),
-    "experimental.numpy": """
-        bitwise_and bitwise_not bitwise_or bitwise_xor
 """.split(),
 }
 # END NOT_YET

@@ -177,7 +177,7 @@ _UNARY_FLOAT = {   # NumPy name -> flowjit function; ints promote to float64
 _UNARY_SAME = {    # dtype preserved
     "negative": "math.negative", "abs": "math.abs", "absolute": "math.abs",
     "sign": "math.sign", "square": "math.square", "conj": "math.conj",
-    "conjugate": "math.conj",
+    "conjugate": "math.conj", "bitwise_not": "bitwise.invert",
 }
 
 
@@ -411,6 +411,8 @@ _BINARY = {     # NumPy name -> flowjit function, both operands promoted to the 
     "not_equal": "math.not_equal", "less": "math.less", "less_equal": "math.less_equal",
     "greater": "math.greater", "greater_equal": "math.greater_equal",
     "floor_divide": "math.floordiv", "power": "math.pow",
+    "bitwise_and": "bitwise.bitwise_and", "bitwise_or": "bitwise.bitwise_or",
+    "bitwise_xor": "bitwise.bitwise_xor",
 }
 
 

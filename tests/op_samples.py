@@ -307,6 +307,16 @@ add("maximum", tf.math.maximum, specials((3, 5), F32), R((3, 5), F32), tag="nan"
 add("minimum", tf.math.minimum, R((2, 5), F64), specials((2, 5), F64), tag="nan")
 add("logical_and", lambda x, y: tf.math.logical_xor(x, y), R((4, 3), B), R((3,), B),
     tag="xor-composition")
+# tf.bitwise: negative values, broadcasting, every integer width; shifts within the width
+add("bitwise_and", tf.bitwise.bitwise_and, R((4, 3), I32, -100, 100), R((3,), I32, -100, 100))
+add("bitwise_or", tf.bitwise.bitwise_or, R((2, 5), I8, -100, 100), R((2, 5), I8, -100, 100))
+add("bitwise_xor", tf.bitwise.bitwise_xor, R((3,), I64, -10**6, 10**6), R((2, 3), I64, 0, 99))
+add("invert", tf.bitwise.invert, R((5,), I16, -300, 300))
+add("invert", tf.bitwise.invert, R((2, 3), U8, 0, 255), tag="unsigned")
+add("left_shift", tf.bitwise.left_shift, R((4,), I32, -50, 50), R((4,), I32, 0, 20))
+add("right_shift", tf.bitwise.right_shift, R((2, 4), I32, -5000, 5000), R((4,), I32, 0, 12))
+add("right_shift", tf.bitwise.right_shift, R((6,), U8, 0, 255), R((6,), U8, 0, 7),
+    tag="logical")
 add("square", lambda x, y: tf.math.squared_difference(x, y), R((3, 4), F32), R((4,), F32),
     tag="squared_difference")
 

@@ -139,5 +139,6 @@ CASES = [
     ("result_type_int_float", lambda t, x: t.ones(2, dtype=t.result_type(x, 1.5)), [I], False),
     ("nonzero", lambda t, x: t.nonzero(x)[1], [I], False),
     ("logical", lambda t, x: t.stack([t.logical_and(x, 1), t.logical_xor(x, True), t.logical_not(x)]), [I], False),
+    ("bitwise", lambda t, x: t.stack([t.bitwise_and(x, 6), t.bitwise_or(x, 6), t.bitwise_xor(x, 6), t.bitwise_not(x)]), [I], False),
     ("empty_reduce", lambda t, x: t.stack([t.sum(x), t.prod(x)]), [([], "float64")], False),
 ]

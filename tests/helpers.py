@@ -92,3 +92,22 @@ def run_script(script, *args, timeout=300):
     import sys
     return subprocess.run([sys.executable, str(script), *map(str, args)], capture_output=True,
                           text=True, timeout=timeout, cwd=os.path.dirname(str(script)))
+
+
+def finishes(fn, seconds=10.0):
+    """Run `fn` in a thread; its exception (or None), failing the test if it blocks (a load
+    path that hangs on a FIFO must fail the test, not the suite)."""
+    import threading
+    out = []
+
+    def run():
+        try:
+            fn()
+            out.append(None)
+        except BaseException as e:   # noqa: BLE001 - handed to the test
+            out.append(e)
+    t = threading.Thread(target=run, daemon=True)
+    t.start()
+    t.join(seconds)
+    assert out, f"{fn} did not finish in {seconds} s"
+    return out[0]

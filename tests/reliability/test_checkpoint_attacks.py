@@ -7,14 +7,13 @@ from __future__ import annotations
 import json
 import os
 import random
-import threading
 
 import numpy as np
 import pytest
 
 import flowjit as tf
+from helpers import finishes
 from flowjit.errors import DataLossError
-from flowjit.runtime import safetensors
 
 KEY = "v/.ATTRIBUTES/VARIABLE_VALUE"
 V = np.arange(12, dtype=np.float32).reshape(3, 4) - 5.5
@@ -34,20 +33,7 @@ def _restore(prefix):
 
 
 def _finishes(fn, seconds=10.0):
-    """Run `fn` in a thread; its exception (or None), failing the test if it blocks."""
-    out = []
-
-    def run():
-        try:
-            fn()
-            out.append(None)
-        except BaseException as e:   # noqa: BLE001 - handed to the test
-            out.append(e)
-    t = threading.Thread(target=run, daemon=True)
-    t.start()
-    t.join(seconds)
-    assert out, f"{fn} did not finish in {seconds} s"
-    return out[0]
+    return finishes(fn, seconds)
 
 
 def test_every_sampled_bit_flip_and_truncation_is_data_loss(tmp_path):

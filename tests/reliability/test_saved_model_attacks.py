@@ -10,13 +10,13 @@ import json
 import os
 import random
 import shutil
-import threading
 
 import numpy as np
 import pytest
 
 import flowjit as tf
 from flowjit.errors import DataLossError, InvalidArgumentError, UnimplementedError
+from helpers import finishes
 from saved_model_forge import resign
 
 
@@ -57,20 +57,9 @@ def _fn(manifest, attr="__call__"):
 
 def _load_error(path, seconds=20.0):
     """The exception `load(path)` raises (failing the test if it loads or blocks)."""
-    out = []
-
-    def run():
-        try:
-            tf.saved_model.load(path)
-            out.append(None)
-        except BaseException as e:   # noqa: BLE001 - handed to the test
-            out.append(e)
-    t = threading.Thread(target=run, daemon=True)
-    t.start()
-    t.join(seconds)
-    assert out, f"load({path}) did not finish in {seconds} s"
-    assert out[0] is not None, f"load({path}) accepted a damaged SavedModel"
-    return out[0]
+    error = finishes(lambda: tf.saved_model.load(path), seconds)
+    assert error is not None, f"load({path}) accepted a damaged SavedModel"
+    return error
 
 
 def test_intact_copy_loads(saved, tmp_path):

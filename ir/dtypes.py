@@ -2,26 +2,54 @@
 
 A DType is interned (one object per type), so dispatch compares with `is` and hashes fast.
 bfloat16 comes from ml_dtypes, the same NumPy extension type jax uses, so arrays move
-between NumPy kernels and XLA buffers without conversion.
+between NumPy kernels and XLA buffers without conversion. ml_dtypes takes about a second to
+import (it registers casts for a dozen types), so it loads on the first use of bfloat16's
+NumPy type, not with flowjit: no bfloat16 array exists before then.
 """
 from __future__ import annotations
 
-import ml_dtypes
+import functools
+
 import numpy as np
+
+
+@functools.cache
+def ml_dtypes():
+    """The ml_dtypes module, imported on first use."""
+    import ml_dtypes as module
+    return module
+
+
+def finfo(np_dtype):
+    """`np.finfo`, extended to bfloat16."""
+    return ml_dtypes().finfo(np_dtype) if np_dtype.name == "bfloat16" else np.finfo(np_dtype)
+
+
+def is_half_np(np_dtype) -> bool:
+    """Whether a NumPy dtype is float16 or bfloat16 (without loading ml_dtypes for the test)."""
+    return np_dtype.name in ("float16", "bfloat16")
 
 
 class DType:
     """One element type. Compare with `==`; `as_numpy_dtype` is the NumPy scalar type."""
 
-    __slots__ = ("name", "np", "kind", "size", "mlir")
+    __slots__ = ("name", "_np", "kind", "size", "mlir")
 
-    def __init__(self, name: str, np_dtype, kind: str, mlir: str):
+    def __init__(self, name: str, np_dtype, kind: str, mlir: str, size: int | None = None):
         self.name = name
-        self.np = np.dtype(np_dtype)
+        self._np = None if np_dtype is None else np.dtype(np_dtype)
         self.kind = kind  # "f" floating, "i" signed, "u" unsigned, "b" bool, "c" complex,
         # "s" string
-        self.size = self.np.itemsize
+        self.size = self._np.itemsize if size is None else size
         self.mlir = mlir  # element type spelling in MLIR / StableHLO
+
+    @property
+    def np(self) -> np.dtype:
+        """The NumPy dtype (bfloat16's loads ml_dtypes on first use)."""
+        if self._np is None:
+            self._np = np.dtype(ml_dtypes().bfloat16)
+            _BY_NP[self._np] = self
+        return self._np
 
     @property
     def as_numpy_dtype(self):
@@ -64,14 +92,14 @@ class DType:
     def min(self):
         if self.kind in "sc":
             raise TypeError(f"Cannot find minimum value of {self}.")
-        return ml_dtypes.finfo(self.np).min if self.kind == "f" else (
+        return finfo(self.np).min if self.kind == "f" else (
             False if self.kind == "b" else np.iinfo(self.np).min)
 
     @property
     def max(self):
         if self.kind in "sc":
             raise TypeError(f"Cannot find maximum value of {self}.")
-        return ml_dtypes.finfo(self.np).max if self.kind == "f" else (
+        return finfo(self.np).max if self.kind == "f" else (
             True if self.kind == "b" else np.iinfo(self.np).max)
 
     def is_compatible_with(self, other) -> bool:
@@ -104,7 +132,7 @@ class DType:
 
 
 float16 = DType("float16", np.float16, "f", "f16")
-bfloat16 = DType("bfloat16", ml_dtypes.bfloat16, "f", "bf16")
+bfloat16 = DType("bfloat16", None, "f", "bf16", size=2)
 float32 = DType("float32", np.float32, "f", "f32")
 float64 = DType("float64", np.float64, "f", "f64")
 int8 = DType("int8", np.int8, "i", "i8")
@@ -138,7 +166,7 @@ NUMERIC = FLOATS + INTS
 
 _BY_NAME = {d.name: d for d in ALL + COMPLEX + (string,)}
 _BY_NAME.update(half=float16, double=float64, bool_=bool_, float=float32)  # TF: "float"
-_BY_NP = {d.np: d for d in ALL + COMPLEX + (string,)}
+_BY_NP = {d.np: d for d in ALL + COMPLEX + (string,) if d is not bfloat16}
 _BY_PY = {float: float32, int: int32, bool: bool_, complex: complex128}
 
 
@@ -148,6 +176,8 @@ def from_numpy(np_dtype) -> DType:
     if d is None:
         np_dtype = np.dtype(np_dtype)
         d = string if np_dtype.kind in "SU" else _BY_NP.get(np_dtype)  # as TF's as_dtype
+        if d is None and np_dtype.name == "bfloat16" and np_dtype == bfloat16.np:
+            d = bfloat16
         if d is None:
             raise TypeError(f"Cannot convert NumPy dtype {np_dtype} to a flowjit "
                             f"DType; supported: {', '.join(x.name for x in ALL)}")

@@ -18,17 +18,21 @@ from __future__ import annotations
 import json
 
 import google_crc32c
-import ml_dtypes
 import numpy as np
 
+from ..ir.dtypes import as_dtype
 from ..ir.errors import DataLossError
 from . import safe_files
 
-_CODES = {"F64": np.float64, "F32": np.float32, "F16": np.float16, "BF16": ml_dtypes.bfloat16,
-          "I64": np.int64, "I32": np.int32, "I16": np.int16, "I8": np.int8, "U8": np.uint8,
-          "BOOL": np.bool_}
-_DTYPES = {np.dtype(v): np.dtype(v).newbyteorder("<") for v in _CODES.values()}
-_CODE_OF = {np.dtype(v): k for k, v in _CODES.items()}
+# the format's dtype codes by NumPy dtype name (bfloat16's type exists once ml_dtypes loads)
+_CODES = {"F64": "float64", "F32": "float32", "F16": "float16", "BF16": "bfloat16",
+          "I64": "int64", "I32": "int32", "I16": "int16", "I8": "int8", "U8": "uint8",
+          "BOOL": "bool"}
+_CODE_OF = {v: k for k, v in _CODES.items()}
+
+
+def _little_endian(code: str) -> np.dtype:
+    return as_dtype(_CODES[code]).np.newbyteorder("<")
 _MAX_HEADER = 100 << 20   # the format's own limit on the JSON header
 _MAX_FILE = 1 << 50       # no bound but the header's: the file's size must match it exactly
 TENSOR_CRCS = "crc32c"
@@ -60,10 +64,10 @@ def encode(tensors: dict, metadata: dict | None = None) -> tuple[list, int]:
     header, chunks, crcs, offset = {}, [], {}, 0
     for name in sorted(tensors):
         a = np.asarray(tensors[name])
-        code = _CODE_OF.get(a.dtype)
+        code = _CODE_OF.get(a.dtype.name)
         if code is None:
             raise TypeError(f"safetensors: tensor {name!r} has unsupported dtype {a.dtype}")
-        raw = np.ascontiguousarray(a, dtype=_DTYPES[a.dtype]).reshape(-1)
+        raw = np.ascontiguousarray(a, dtype=_little_endian(code)).reshape(-1)
         header[name] = {"dtype": code, "shape": list(a.shape),
                         "data_offsets": [offset, offset + raw.nbytes]}
         crcs[name] = crc32c(raw)
@@ -109,7 +113,7 @@ def _layout(header: dict, where: str) -> list:
         if not isinstance(offsets, list) or len(offsets) != 2 or \
                 not all(_is_int(o) and o >= 0 for o in offsets):
             raise _bad(where, f"tensor {name!r} has malformed data_offsets {offsets!r}")
-        dtype = _DTYPES[np.dtype(_CODES[code])]
+        dtype = _little_endian(code)
         count = 1
         for d in shape:    # Python ints: no wrap-around however large the shape
             count *= d

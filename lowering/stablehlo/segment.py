@@ -4,7 +4,6 @@ XLA kernels do (the eager kernel raises for ids >= num_segments, as TF's CPU ker
 sorted ones have a run-time size: refused, as TF's XLA has no SegmentSum kernel."""
 from __future__ import annotations
 
-import ml_dtypes
 import numpy as np
 
 from ...ir import dtypes as D
@@ -16,7 +15,7 @@ from .core import _where, register_lowering
 
 
 def _lowest(dt: D.DType):
-    return np.iinfo(dt.np).min if dt.is_integer else ml_dtypes.finfo(dt.np).min
+    return np.iinfo(dt.np).min if dt.is_integer else D.finfo(dt.np).min
 
 
 _INIT_AND_COMBINE = {

@@ -5,17 +5,16 @@ rounded once at the end.
 """
 from __future__ import annotations
 
-import ml_dtypes
 import numpy as np
 
+from ...ir.dtypes import is_half_np
 from ...ir.errors import InvalidArgumentError
 from . import kernel
 
-_HALF = (np.dtype(np.float16), np.dtype(ml_dtypes.bfloat16))
 
 
 def _compute(*xs):
-    return tuple(x.astype(np.float32) if x.dtype in _HALF else x for x in xs)
+    return tuple(x.astype(np.float32) if is_half_np(x.dtype) else x for x in xs)
 
 
 @kernel("matmul")
@@ -50,7 +49,7 @@ def top_k(x, k, sorted, index_type):  # noqa: A002  (the op's attribute name)
     # A stable ascending sort of the reversed row, read backwards, is a descending sort
     # that keeps the lower index first among ties; NaN sorts above everything.
     n = x.shape[-1]
-    key = x.astype(np.float32) if x.dtype in _HALF else x
+    key = x.astype(np.float32) if is_half_np(x.dtype) else x
     order = np.argsort(key[..., ::-1], axis=-1, kind="stable")[..., ::-1][..., :k]
     idx = n - 1 - order
     values = np.take_along_axis(x, idx, axis=-1)

@@ -1,7 +1,6 @@
 """NumPy kernels for elementwise math."""
 from __future__ import annotations
 
-import ml_dtypes
 import numpy as np
 
 from ...ir.errors import InvalidArgumentError
@@ -166,15 +165,12 @@ def cast(x, dtype):
     x = np.asarray(x)
     if x.dtype.kind == "c" and target.kind not in "cb":  # TF keeps the real part
         x = x.real
-    if target.kind in "iu" and (x.dtype.kind == "f" or x.dtype == _BF16):  # bf16's kind is V
+    if target.kind in "iu" and (x.dtype.kind == "f" or x.dtype.name == "bfloat16"):  # bf16: V
         x = _float_to_int(x, target)
     if target.kind == "b":
         return x != 0
     with np.errstate(invalid="ignore", over="ignore"):  # out-of-range values wrap silently
         return x.astype(target)
-
-
-_BF16 = np.dtype(ml_dtypes.bfloat16)
 
 
 def _float_to_int(x, target):

@@ -10,20 +10,19 @@ from __future__ import annotations
 import itertools
 import math
 
-import ml_dtypes
 import numpy as np
 
+from ...ir.dtypes import is_half_np
 from ...ir.errors import InvalidArgumentError
 from ...ir.ops.nn import spatial_axes, window_geometry
 from . import kernel
 
 _ERRSTATE = dict(divide="ignore", invalid="ignore", over="ignore", under="ignore")
-_HALF = (np.dtype(np.float16), np.dtype(ml_dtypes.bfloat16))
 
 
 def _acc_dtype(dt: np.dtype) -> np.dtype:
     """The type to compute in: float32 for half types, int64 for integer sums."""
-    if dt in _HALF:
+    if is_half_np(dt):
         return np.dtype(np.float32)
     if dt.kind in "iu":
         return np.dtype(np.int64)
@@ -31,7 +30,7 @@ def _acc_dtype(dt: np.dtype) -> np.dtype:
 
 
 def _wide(x):
-    return x.astype(_acc_dtype(x.dtype), copy=False) if x.dtype in _HALF else x
+    return x.astype(_acc_dtype(x.dtype), copy=False) if is_half_np(x.dtype) else x
 
 
 # --- activations --------------------------------------------------------------------------

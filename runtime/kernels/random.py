@@ -30,7 +30,6 @@ whose key and position the host claimed just before running it.
 """
 from __future__ import annotations
 
-import ml_dtypes
 import numpy as np
 
 from ...ir.errors import InvalidArgumentError
@@ -80,9 +79,9 @@ def seed_key(seed):
 
 # --- words -> values ----------------------------------------------------------------------
 # dtype -> (unsigned view type, bits kept, pattern of 1.0)
-_MANTISSA = {np.dtype(np.float16): (np.uint16, 10, 0x3C00),
-             np.dtype(ml_dtypes.bfloat16): (np.uint16, 7, 0x3F80),
-             np.dtype(np.float32): (np.uint32, 23, 0x3F800000)}
+_MANTISSA = {"float16": (np.uint16, 10, 0x3C00),
+             "bfloat16": (np.uint16, 7, 0x3F80),
+             "float32": (np.uint32, 23, 0x3F800000)}
 
 
 def _compute_dtype(dt):
@@ -100,7 +99,7 @@ def uniform01(w, dt):
         bits = (w[0::2].astype(np.uint64) << np.uint64(32)) | w[1::2].astype(np.uint64)
         bits = (bits >> np.uint64(12)) | np.uint64(0x3FF0000000000000)
         return bits.view(np.float64) - np.float64(1)
-    view, keep, one = _MANTISSA[dt]
+    view, keep, one = _MANTISSA[dt.name]
     bits = (w >> _U32(32 - keep)).astype(view) | view(one)
     return bits.view(dt) - dt.type(1)
 

@@ -5,13 +5,12 @@ and lose digits). Integer sums and products wrap in their own type, as TF's do.
 """
 from __future__ import annotations
 
-import ml_dtypes
 import numpy as np
 
+from ...ir.dtypes import is_half_np
 from ...ir.errors import InvalidArgumentError
 from . import kernel
 
-_HALF = (np.dtype(np.float16), np.dtype(ml_dtypes.bfloat16))
 
 
 def _np_axis(axis, ndim):
@@ -22,12 +21,12 @@ def _np_axis(axis, ndim):
 
 
 def _acc_dtype(dt):
-    return np.dtype(np.float32) if dt in _HALF else dt
+    return np.dtype(np.float32) if is_half_np(dt) else dt
 
 
 def _extreme(dt, highest: bool):
     """The identity of max (lowest value) or min (highest value): -inf/+inf for floats."""
-    if dt.kind == "f" or dt in _HALF:
+    if dt.kind == "f" or is_half_np(dt):
         return np.inf if highest else -np.inf
     info = np.iinfo(dt)
     return info.max if highest else info.min
@@ -97,7 +96,7 @@ def _arg(pick, nan_fill):
         if x.shape[axis] == 0:
             raise InvalidArgumentError(None, None, f"Reduction axis {axis} is empty in shape "
                                                    f"[{','.join(map(str, x.shape))}]")
-        if x.dtype.kind == "f" or x.dtype in _HALF:
+        if x.dtype.kind == "f" or is_half_np(x.dtype):
             # TF skips NaN (every comparison with it is false); an all-NaN slice gives 0.
             x = x.astype(_acc_dtype(x.dtype), copy=False)
             x = np.where(np.isnan(x), x.dtype.type(nan_fill), x)

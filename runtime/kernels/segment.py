@@ -3,7 +3,6 @@ of the unsorted ops are dropped; an empty segment is 0 for sum and mean and the 
 lowest value for max). float16/bfloat16 accumulate in float32."""
 from __future__ import annotations
 
-import ml_dtypes
 import numpy as np
 
 from ...ir import dtypes as D
@@ -13,7 +12,7 @@ from .reduce import _acc_dtype
 
 
 def _lowest(dt):
-    return np.iinfo(dt).min if dt.kind in "iu" else ml_dtypes.finfo(dt).min
+    return np.iinfo(dt).min if dt.kind in "iu" else D.finfo(dt).min
 
 
 def _combine(data, ids, n, how, empty_max):

@@ -29,7 +29,7 @@ from .frontend.control.tensor_array import TensorArray
 from .frontend.eager.device import device
 from .frontend.control.functional_ops import foldl, foldr, map_fn, scan
 from .frontend.gradients.tape import GradientTape, UnconnectedGradients, custom_gradient
-from .passes import register_pass
+from .extend import register_pass
 
 from . import (autodiff, autograph, bitwise, config, data, debugging, distribute, dtypes,
                errors, experimental, extend, image, keras, linalg, math, nest, nn, optimizers,

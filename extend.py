@@ -35,14 +35,30 @@ from .frontend.gradients import GRADIENTS as _GRADIENTS
 from .frontend.gradients._util import gradient as register_gradient
 from .frontend.tools.plugins import load_entry_point_plugins as load_plugins, load_plugin
 from .ir import infer
-from .ir.dialect import OP_CLASSES as DF_OPS
 from .ir.registry import OPS as _OPS, TT, InferenceError, op as register_op
-from .passes import register_pass
 from .runtime.kernels import KERNELS as _KERNELS, kernel as register_kernel
 
 __all__ = ["register_op", "register_kernel", "register_lowering", "register_gradient",
            "register_pass", "op_function", "missing_facets", "api_for_op", "api_names", "apply_op", "convert_to_tensor",
            "infer", "TT", "InferenceError", "DF_OPS", "load_plugin", "load_plugins"]
+
+
+
+def register_pass(cls=None, *, after: str | None = None, before: str | None = None):
+    """Make a ModulePass available by its `name` to pipelines and flowjit-opt; with `after=`
+    or `before=` (a pass of the default schedule) it also joins the default schedule there.
+    Usable as `@register_pass` or `@register_pass(after="cse")`. (The pass machinery, and
+    xDSL under it, load here rather than with flowjit: eager programs never need them.)"""
+    from .passes import register_pass as register
+    return register(cls, after=after, before=before)
+
+
+def __getattr__(name):
+    if name == "DF_OPS":     # the df dialect is built on first use (see register_pass)
+        from .ir.dialect import OP_CLASSES
+        return OP_CLASSES
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 # op name -> the API function `op_function` made for a user op (the built-in ones are found
 # by `api_for_op`).

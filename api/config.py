@@ -4,7 +4,20 @@ from types import SimpleNamespace
 
 from flowjit.frontend.eager.config import functions_run_eagerly, get_synchronous_execution, run_functions_eagerly, set_synchronous_execution
 from flowjit.frontend.eager.device import LogicalDevice, LogicalDeviceConfiguration, PhysicalDevice, get_logical_device_configuration, list_logical_devices, list_physical_devices, set_logical_device_configuration
-from flowjit.passes.pipeline import get_experimental_options, set_experimental_options
+
+
+
+def set_experimental_options(options: dict):
+    """TF's graph-optimizer options (`constant_folding`, `disable_meta_optimizer`, ...):
+    validated and stored for the traces that follow."""
+    from flowjit.passes.pipeline import set_experimental_options as set_options
+    set_options(options)
+
+
+def get_experimental_options() -> dict:
+    from flowjit.passes.pipeline import get_experimental_options as get_options
+    return get_options()
+
 
 optimizer = SimpleNamespace(set_experimental_options=set_experimental_options,
                             get_experimental_options=get_experimental_options)

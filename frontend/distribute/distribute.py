@@ -119,7 +119,7 @@ class MirroredStrategy:
         from .dtensor import create_mesh
         self._mesh = create_mesh([("replica", len(devices) if devices else
                                    len(spmd.devices()))], devices=devices)
-        self._jax_mesh = self._mesh._jax
+        self._jax_mesh = self._mesh.jax_mesh
         self._functions: dict = {}
         self._programs: dict = {}   # ConcreteFunction -> its replica Program
 

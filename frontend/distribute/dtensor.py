@@ -53,6 +53,8 @@ class Mesh:
 
     dim_names = property(lambda self: list(self._dim_names))
     size = property(lambda self: int(self._ids.size))
+    # the jax Mesh the sharded programs are built over (runtime/spmd.py)
+    jax_mesh = property(lambda self: self._jax)
     name = property(lambda self: self._name)
 
     def shape(self):
@@ -194,10 +196,13 @@ class Layout:
         return cls.batch_sharded(mesh, inner_dim, rank, axis=rank - 1)
 
     @classmethod
-    def _of_axes(cls, axes, mesh):
+    def from_mesh_axes(cls, axes, mesh):
+        """The layout whose dimension i is sharded over mesh axis `axes[i]` (None: not)."""
         return cls([UNSHARDED if a is None else a for a in axes], mesh)
 
     sharding_specs = property(lambda self: list(self._specs))
+    # per dimension, the mesh axis it is sharded over or None: the partitioner's spec
+    mesh_axes = property(lambda self: self._axes)
     mesh = property(lambda self: self._mesh)
     rank = property(lambda self: len(self._specs))
 
@@ -224,7 +229,7 @@ class Layout:
         return hash((self._specs, self._mesh))
 
     def _sharding(self):
-        return spmd.sharding(self._mesh._jax, self._axes)
+        return spmd.sharding(self._mesh.jax_mesh, self._axes)
 
 
 class DTensor(Tensor):
@@ -233,7 +238,8 @@ class DTensor(Tensor):
     __slots__ = ("_layout",)
 
     @classmethod
-    def _make(cls, array, dtype, layout):
+    def from_array(cls, array, dtype, layout):
+        """The DTensor over a sharded device array laid out as `layout` (not checked)."""
         t = cls.__new__(cls)
         t._value = array
         t._dtype = dtype
@@ -314,7 +320,7 @@ def relayout(tensor, layout: Layout, name=None):
     t = dispatch.convert_to_tensor(tensor)
     _check_divisible(tuple(t._value.shape), layout, "relayout")
     value = t._value if isinstance(t, DTensor) else t._host()
-    return DTensor._make(spmd.put(value, layout._sharding()), t._dtype, layout)
+    return DTensor.from_array(spmd.put(value, layout._sharding()), t._dtype, layout)
 
 
 def copy_to_mesh(tensor, layout: Layout, source_layout=None):
@@ -340,7 +346,7 @@ def pack(tensors, layout: Layout):
             raise InvalidArgumentError(None, "pack", f"pack: components have different "
                                        f"shapes: {local} and {c.shape.as_list()}")
         full[index_map[dev]] = c._host()
-    return DTensor._make(spmd.put(full, target), comps[0].dtype, layout)
+    return DTensor.from_array(spmd.put(full, target), comps[0].dtype, layout)
 
 
 def unpack(tensor):
@@ -392,7 +398,7 @@ class DVariable(Variable):
         placed into the layout on first read."""
         h = self._handle
         h.value = spmd.put(h.value, self._layout._sharding())
-        return DTensor._make(h.value, self._dtype, self._layout)
+        return DTensor.from_array(h.value, self._dtype, self._layout)
 
     def _update(self, opname, value, what):
         """Eager assign (`opname` None), assign_add ("add") or assign_sub ("sub"): the new

@@ -44,7 +44,7 @@ def _op_function(opdef, attrs):
 
 def _execute_sharded(opdef, inputs, attrs):
     """An eager op with a DTensor input: one sharded program (plain inputs replicated)."""
-    mesh = next(t._layout.mesh for t in inputs if isinstance(t, DTensor))
+    mesh = next(fetch_layout(t).mesh for t in inputs if isinstance(t, DTensor))
     args = [t if isinstance(t, DTensor) else relayout(t, Layout.replicated(mesh, t.ndim))
             for t in inputs]
     # The Program itself, not the function's __call__: a recording tape would replay the
@@ -63,7 +63,7 @@ def layouts_of(flat_key) -> list | None:
     def walk(k):
         if k[0] == trace_type.TENSOR:
             found.append(k[3] if len(k) > 3 else None)
-        elif trace_type._is_container(k):
+        elif trace_type.is_container(k):
             for c in k[1]:
                 walk(c)
     walk(flat_key)
@@ -96,7 +96,7 @@ class ShardedBackend:
         outs = exe(vals)
         if xla.SYNCHRONOUS:
             xla.wait(outs)
-        return rebuild(record.structure, [DTensor._make(v, dt, layout) for v, dt, layout in
+        return rebuild(record.structure, [DTensor.from_array(v, dt, layout) for v, dt, layout in
                                           zip(outs, record.out_dtypes, exe.result_layouts)])
 
     def _build(self, record, lowered, values, timings):
@@ -112,14 +112,14 @@ class ShardedBackend:
         for i, v in enumerate(values):
             lay = self.layouts[i] if i < n_args else fetch_layout(record.captures[i - n_args])
             raw = v.value if type(v) is ResourceHandle else v
-            spec = lay._axes if lay is not None else spmd.spec_of(raw)
+            spec = lay.mesh_axes if lay is not None else spmd.spec_of(raw)
             specs.append(spec if spec is not None else (None,) * len(raw.shape))
         n = lowered.num_results
         written = {n + k: specs[i] for k, i in enumerate(lowered.written_args)}
         annotate_shardings(lowered.module, mesh.axes(), specs, written)
-        exe = spmd.build(lowered.module, mesh._jax, specs, result_shapes(lowered.module), n,
+        exe = spmd.build(lowered.module, mesh.jax_mesh, specs, result_shapes(lowered.module), n,
                          lowered.written_args, timings)
-        exe.result_layouts = [Layout._of_axes(s, mesh) for s in exe.result_specs[:n]]
+        exe.result_layouts = [Layout.from_mesh_axes(s, mesh) for s in exe.result_specs[:n]]
         return exe
 
 

@@ -187,7 +187,7 @@ def specs_of(key, names):
             from ...ir.shapes import TensorShape
             return TensorSpec(TensorShape.from_tuple(k[2]) if k[2] is not None
                               else TensorShape(None), k[1], name)
-        if trace_type._is_container(k):
+        if trace_type.is_container(k):
             kind = k[0]
             if isinstance(kind, tuple):
                 return {kk: spec(c, f"{name}_{kk}") for kk, c in zip(kind[1], k[1])}

@@ -41,7 +41,7 @@ def key_text(key) -> str:
     """TF's text for one argument's trace type."""
     if key[0] == trace_type.TENSOR:
         return trace_type.describe(key)
-    if trace_type._is_container(key):
+    if trace_type.is_container(key):
         kind = key[0]
         if isinstance(kind, tuple):  # dict
             return "Dict[" + _items(f"[{k!r}, {key_text(c)}]" for k, c in zip(kind[1], key[1])) \

@@ -101,7 +101,7 @@ def spec_key(spec) -> tuple:
     return key_and_flat(spec, [])
 
 
-def _is_container(k) -> bool:
+def is_container(k) -> bool:
     return len(k) == 2 and k[0] not in (TENSOR, "V", "obj", USER, LITERAL) and \
         isinstance(k[1], tuple)
 
@@ -121,7 +121,7 @@ def accepts(general, specific) -> bool:
         if s is None or len(g) != len(s):
             return False
         return all(a is None or a == b for a, b in zip(g, s))
-    if _is_container(general) and _is_container(specific) and general[0] == specific[0] \
+    if is_container(general) and is_container(specific) and general[0] == specific[0] \
             and len(general[1]) == len(specific[1]):
         return all(accepts(a, b) for a, b in zip(general[1], specific[1]))
     if general[0] == USER:
@@ -138,7 +138,7 @@ def without_shapes(key):
     """`key` with every tensor's shape unknown (what a ConcreteFunction checks on a call)."""
     if key[0] == TENSOR:
         return key[:2] + (None,) + key[3:]
-    if _is_container(key):
+    if is_container(key):
         return (key[0], tuple(without_shapes(c) for c in key[1]))
     return key
 
@@ -155,7 +155,7 @@ def relax(old, new):
         shape = TensorShape.from_tuple(old[2]).most_specific_compatible_shape(
             TensorShape.from_tuple(new[2]))
         return (TENSOR, old[1], shape.as_tuple()) + old[3:]
-    if _is_container(old) and _is_container(new) and old[0] == new[0] \
+    if is_container(old) and is_container(new) and old[0] == new[0] \
             and len(old[1]) == len(new[1]):
         parts = tuple(relax(a, b) for a, b in zip(old[1], new[1]))
         return None if None in parts else (old[0], parts)
@@ -177,7 +177,7 @@ def describe(key) -> str:
     if key[0] == LITERAL:
         value = literal_value(key)
         return f"{type(value).__name__}({value!r})"
-    if _is_container(key):
+    if is_container(key):
         kind = key[0]
         if isinstance(kind, tuple):  # dict
             return "{" + ", ".join(f"{k!r}: {describe(c)}" for k, c in zip(kind[1], key[1])) + "}"
@@ -190,7 +190,7 @@ def first_difference(old, new, path=""):
     """(path, old part, new part) of the first place two trace types differ, else None."""
     if old == new:
         return None
-    if _is_container(old) and _is_container(new) and old[0] == new[0] \
+    if is_container(old) and is_container(new) and old[0] == new[0] \
             and len(old[1]) == len(new[1]):
         names = old[0][1] if isinstance(old[0], tuple) else range(len(old[1]))
         for n, a, b in zip(names, old[1], new[1]):

@@ -93,7 +93,7 @@ def _placeholders(graph, args, key, names):
     def build(value, k, name):
         if k[0] == trace_type.TENSOR:
             return graph.placeholder(TT(k[1], k[2]), name=name)
-        if trace_type._is_container(k):
+        if trace_type.is_container(k):
             kind = k[0]
             if isinstance(kind, tuple):  # dict
                 return {kk: build(value[kk] if isinstance(value, dict) else None, c,

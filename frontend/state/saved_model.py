@@ -53,7 +53,7 @@ CAPTURES = "functions/captures.safetensors"
 def _key_to_json(key):
     if key[0] == trace_type.TENSOR:
         return {"tensor": [key[1].name, None if key[2] is None else list(key[2])]}
-    if trace_type._is_container(key):
+    if trace_type.is_container(key):
         kind = key[0]
         if isinstance(kind, tuple):
             return {"dict": [[k, _key_to_json(c)] for k, c in zip(kind[1], key[1])]}

@@ -3,7 +3,7 @@
     python -m flowjit.testing.opt_scaling 10000 25000 100000
 
 prints the seconds each shape of input takes (parse + verify + print, split-input-file,
-verify-diagnostics, the SavedModel exporter) at each size.
+verify-diagnostics, the SavedModel exporter, `tf.saved_model.load`) at each size.
 """
 from __future__ import annotations
 
@@ -84,12 +84,39 @@ def time_export(n: int) -> float:
     return time.perf_counter() - t0
 
 
+def time_saved_model_load(n: int) -> float:
+    """Seconds `tf.saved_model.load` takes on a saved function of `n` chained ops (saving it
+    first: tracing, passes and lowering `n` ops are not timed)."""
+    import shutil
+    import tempfile
+
+    import flowjit as tf
+
+    @tf.function(input_signature=[tf.TensorSpec([4], tf.float32)], autograph=False)
+    def chained(x):
+        for _ in range(n):      # sin: nothing the passes can fold away
+            x = tf.sin(x)
+        return x
+
+    module = tf.Module()
+    module.f = chained
+    folder = tempfile.mkdtemp(prefix="opt_scaling_")
+    try:
+        tf.saved_model.save(module, folder)
+        t0 = time.perf_counter()
+        tf.saved_model.load(folder)
+        return time.perf_counter() - t0
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
 CASES = {
     "chain (parse, verify, print)": lambda n: time_opt(chain(n)),
     "sibling conds (dominance)": lambda n: time_opt(sibling_conds(n // 4)),
     "split-input-file": lambda n: time_opt(split_chunks(n // 4), "--split-input-file"),
     "verify-diagnostics": lambda n: time_opt(expected_errors(n // 2), "--verify-diagnostics"),
     "exporter (outer values)": lambda n: time_export(n // 2),
+    "saved_model.load (chain)": time_saved_model_load,
 }
 
 

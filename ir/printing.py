@@ -28,6 +28,44 @@ def _patch_parser():
     MLIRLexer._unescaped_characters_regex = re.compile(
         r'"[^"\\\n\v\f]*(?:\\(?:["nt\\]|[0-9A-Fa-f]{2})[^"\\\n\v\f]*)*"')
     attribute_parser.AttrParser.parse_dense_int_or_fp_elements_attr = _parse_dense
+    _scope_regions_without_copies()
+
+
+class _ScopedValues(dict):
+    """The parser's SSA names, remembering the order they were defined in. xDSL 0.75 copies
+    the whole table on entering each region and puts the copy back on leaving, which makes
+    many sibling regions quadratic; here entering costs nothing (`copy` is the table itself)
+    and leaving deletes the names the region defined (which cannot shadow outer names: a
+    redefinition is a parse error)."""
+
+    def __init__(self, *args):
+        super().__init__(*args)
+        self.defined: list = []
+
+    def __setitem__(self, name, values):
+        super().__setitem__(name, values)
+        self.defined.append(name)
+
+    def copy(self):
+        return self
+
+
+def _scope_regions_without_copies():
+    from xdsl.parser import Parser
+    parse_region = Parser.parse_optional_region
+
+    @functools.wraps(parse_region)
+    def scoped(self, arguments=None):
+        if type(self.ssa_values) is not _ScopedValues:
+            self.ssa_values = _ScopedValues(self.ssa_values)
+        values = self.ssa_values
+        mark = len(values.defined)
+        region = parse_region(self, arguments)
+        for name in values.defined[mark:]:
+            values.pop(name, None)
+        del values.defined[mark:]
+        return region
+    Parser.parse_optional_region = scoped
 
 
 def _parse_dense(self, type):

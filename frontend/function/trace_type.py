@@ -10,6 +10,7 @@ import numpy as np
 
 from ...ir import dtypes as D
 from ...ir.shapes import TensorShape
+from ..composite.base import CompositeKind, CompositeSpec
 from ..eager.dispatch import convert_to_tensor
 from .specs import TensorSpec
 from ..eager.tensor import Tensor
@@ -52,8 +53,9 @@ def key_and_flat(value, flat: list):
     Leaves: `("T", dtype, shape)`, `("L", value)` for a Python literal (compared by value:
     `2`, `2.0` and `True == 1` share a trace, as in TF), `(numpy scalar type, value)`,
     `("V", id)`, `("obj", id)`.
-    Containers: `(kind, children)` where kind is list/tuple/a namedtuple class, or
-    `(dict, keys)` for dicts."""
+    Containers: `(kind, children)` where kind is list/tuple/a namedtuple class,
+    `(dict, keys)` for dicts, or a `CompositeKind` for a composite tensor (its components are
+    the children)."""
     if isinstance(value, Tensor):
         flat.append(value)
         shape = value._tt.shape if value._value is None else tuple(value._value.shape)
@@ -73,6 +75,9 @@ def key_and_flat(value, flat: list):
     if isinstance(value, dict):
         keys = tuple(sorted(value, key=repr))
         return ((dict, keys), tuple(key_and_flat(value[k], flat) for k in keys))
+    if getattr(value, "_tf_composite", False):
+        return (CompositeKind(type(value), value._static()),
+                tuple(key_and_flat(c, flat) for c in value._components()))
     if hasattr(value, "_handle") and hasattr(value, "assign"):  # a Variable: by identity
         return ("V", id(value))
     if isinstance(value, TensorSpec):
@@ -92,6 +97,8 @@ def spec_key(spec) -> tuple:
     """The trace type a TensorSpec (or nested specs, or Python values) stands for."""
     if isinstance(spec, TensorSpec):
         return (TENSOR, spec.dtype, spec.shape.as_tuple())
+    if isinstance(spec, CompositeSpec):
+        return (spec._kind(), tuple(spec_key(c) for c in spec._component_specs()))
     if isinstance(spec, (tuple, list)):
         kind = type(spec) if hasattr(spec, "_fields") else type(spec) is list and list or tuple
         return (kind, tuple(spec_key(s) for s in spec))

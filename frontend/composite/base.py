@@ -1,0 +1,108 @@
+"""What every composite tensor shares: its components for nest and tracing, and its spec.
+
+A composite class defines `_components()` (its tensors, in TF's order), `_static()` (what its
+trace type holds besides the components' types: a static dense shape, a ragged rank) and
+`_from_components(static, components)`. `tf.nest` walks the components only with
+`expand_composites=True`; tracing always does (`frontend/nest.py`, `trace_type.py`).
+"""
+from __future__ import annotations
+
+from ...ir.shapes import TensorShape
+
+
+class CompositeTensor:
+    """TF's `CompositeTensor`: a value made of component tensors."""
+
+    _tf_composite = True
+
+    def _components(self) -> tuple:
+        raise NotImplementedError
+
+    def _static(self):
+        raise NotImplementedError
+
+    @classmethod
+    def _from_components(cls, static, components):
+        raise NotImplementedError
+
+    # the nest protocol (frontend/nest.py): tracing flattens arguments and results with it
+    def _nest_components(self):
+        return self._components()
+
+    def _nest_rebuild(self, components):
+        return type(self)._from_components(self._static(), list(components))
+
+
+class CompositeKind:
+    """The container kind of a composite in a trace type (`trace_type.key_and_flat`): the
+    class and its static part; the components' trace types are the children."""
+
+    __slots__ = ("cls", "static")
+
+    def __init__(self, cls, static):
+        self.cls = cls
+        self.static = static
+
+    @property
+    def __name__(self):
+        return self.cls.__name__
+
+    def rebuild(self, components):
+        return self.cls._from_components(self.static, list(components))
+
+    def __eq__(self, other):
+        return isinstance(other, CompositeKind) and self.cls is other.cls and \
+            self.static == other.static
+
+    def __hash__(self):
+        return hash((self.cls, self.static))
+
+    def __repr__(self):
+        return f"{self.cls.__name__}{self.static!r}"
+
+
+def static_shape(shape) -> tuple | None:
+    """A TensorShape (or shape-like) as a hashable tuple (None for an unknown rank)."""
+    return TensorShape(shape).as_tuple() if not isinstance(shape, TensorShape) \
+        else shape.as_tuple()
+
+
+class CompositeSpec:
+    """TF's `TypeSpec` of a composite: `_component_specs()` (TensorSpecs of the components,
+    what a trace makes placeholders for) and `_static()` (the kind's static part). Equal specs
+    have equal `_fields()`."""
+
+    value_type = CompositeTensor
+
+    def _component_specs(self) -> tuple:
+        raise NotImplementedError
+
+    def _static(self):
+        raise NotImplementedError
+
+    def _fields(self) -> tuple:
+        raise NotImplementedError
+
+    def _kind(self) -> CompositeKind:
+        return CompositeKind(self.value_type, self._static())
+
+    def placeholder_from(self, components):
+        return self.value_type._from_components(self._static(), list(components))
+
+    def is_compatible_with(self, spec_or_value) -> bool:
+        other = getattr(spec_or_value, "_type_spec", spec_or_value)
+        if type(other) is not type(self):
+            return False
+        mine, theirs = self._component_specs(), other._component_specs()
+        return len(mine) == len(theirs) and all(
+            a.dtype is b.dtype and a.shape.is_compatible_with(b.shape)
+            for a, b in zip(mine, theirs))
+
+    def __eq__(self, other):
+        return type(other) is type(self) and self._fields() == other._fields()
+
+    def __hash__(self):
+        return hash((type(self), self._fields()))
+
+    def __repr__(self):
+        return f"{type(self).__name__}({', '.join(map(repr, self._fields()))})"

@@ -30,7 +30,8 @@ EXPORTS: dict[str, dict[str, object]] = {}
 # modules defining a class or function whose methods or calls are an op's public API.
 EXPORTING_PACKAGES = ("flowjit.frontend.ops", "flowjit.frontend.state.variables",
                       "flowjit.frontend.distribute.distribute", "flowjit.frontend.distribute.dtensor",
-                      "flowjit.frontend.composite.indexed_slices")
+                      "flowjit.frontend.composite.indexed_slices",
+                      "flowjit.frontend.composite.sparse_ops")
 
 
 def _split(public: str) -> tuple[str, str]:

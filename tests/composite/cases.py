@@ -166,7 +166,7 @@ def _sp_unordered(tf):
 @case()
 def sparse_to_dense(tf):
     st = _sp(tf)
-    return tf.sparse.to_dense(st), tf.sparse.to_dense(st, default_value=-1.0), st.shape, \
+    return tf.sparse.to_dense(st), tf.sparse.to_dense(st, default_value=-1.0), \
         tf.sparse.to_dense(tf.sparse.reorder(_sp_unordered(tf)))
 
 

@@ -31,7 +31,8 @@ EXPORTS: dict[str, dict[str, object]] = {}
 EXPORTING_PACKAGES = ("flowjit.frontend.ops", "flowjit.frontend.state.variables",
                       "flowjit.frontend.distribute.distribute", "flowjit.frontend.distribute.dtensor",
                       "flowjit.frontend.composite.indexed_slices",
-                      "flowjit.frontend.composite.sparse_ops")
+                      "flowjit.frontend.composite.sparse_ops",
+                      "flowjit.frontend.composite.ragged_ops")
 
 
 def _split(public: str) -> tuple[str, str]:

@@ -93,6 +93,8 @@ class CompositeSpec:
         other = getattr(spec_or_value, "_type_spec", spec_or_value)
         if type(other) is not type(self):
             return False
+        if other.dtype is not self.dtype or not self.shape.is_compatible_with(other.shape):
+            return False
         mine, theirs = self._component_specs(), other._component_specs()
         return len(mine) == len(theirs) and all(
             a.dtype is b.dtype and a.shape.is_compatible_with(b.shape)

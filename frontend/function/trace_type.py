@@ -76,8 +76,13 @@ def key_and_flat(value, flat: list):
         keys = tuple(sorted(value, key=repr))
         return ((dict, keys), tuple(key_and_flat(value[k], flat) for k in keys))
     if getattr(value, "_tf_composite", False):
-        return (CompositeKind(type(value), value._static()),
-                tuple(key_and_flat(c, flat) for c in value._components()))
+        # keyed by its spec, as TF: a SparseTensor's entry count or a ragged tensor's row
+        # lengths do not retrace; its dense shape (or number of rows) does
+        parts = []
+        for c, spec in zip(value._components(), value._type_spec._component_specs()):
+            flat.append(c)
+            parts.append((TENSOR, c._dtype, spec.shape.as_tuple()))
+        return (CompositeKind(type(value), value._static()), tuple(parts))
     if hasattr(value, "_handle") and hasattr(value, "assign"):  # a Variable: by identity
         return ("V", id(value))
     if isinstance(value, TensorSpec):

@@ -7,8 +7,6 @@ trace type holds besides the components' types: a static dense shape, a ragged r
 """
 from __future__ import annotations
 
-from ...ir.shapes import TensorShape
-
 
 class CompositeTensor:
     """TF's `CompositeTensor`: a value made of component tensors."""
@@ -34,37 +32,31 @@ class CompositeTensor:
 
 
 class CompositeKind:
-    """The container kind of a composite in a trace type (`trace_type.key_and_flat`): the
-    class and its static part; the components' trace types are the children."""
+    """The container kind of a composite in a trace type (`trace_type.key_and_flat`): its
+    spec (TF's trace type of a CompositeTensor); the components' trace types are the
+    children."""
 
-    __slots__ = ("cls", "static")
+    __slots__ = ("spec",)
 
-    def __init__(self, cls, static):
-        self.cls = cls
-        self.static = static
+    def __init__(self, spec):
+        self.spec = spec
 
     @property
     def __name__(self):
-        return self.cls.__name__
+        return self.spec.value_type.__name__
 
     def rebuild(self, components):
-        return self.cls._from_components(self.static, list(components))
+        """The composite a trace's body sees, over its placeholder components."""
+        return self.spec.placeholder_from(components)
 
     def __eq__(self, other):
-        return isinstance(other, CompositeKind) and self.cls is other.cls and \
-            self.static == other.static
+        return isinstance(other, CompositeKind) and self.spec == other.spec
 
     def __hash__(self):
-        return hash((self.cls, self.static))
+        return hash(self.spec)
 
     def __repr__(self):
-        return f"{self.cls.__name__}{self.static!r}"
-
-
-def static_shape(shape) -> tuple | None:
-    """A TensorShape (or shape-like) as a hashable tuple (None for an unknown rank)."""
-    return TensorShape(shape).as_tuple() if not isinstance(shape, TensorShape) \
-        else shape.as_tuple()
+        return repr(self.spec)
 
 
 class CompositeSpec:
@@ -82,9 +74,6 @@ class CompositeSpec:
 
     def _fields(self) -> tuple:
         raise NotImplementedError
-
-    def _kind(self) -> CompositeKind:
-        return CompositeKind(self.value_type, self._static())
 
     def placeholder_from(self, components):
         return self.value_type._from_components(self._static(), list(components))

@@ -82,7 +82,7 @@ def key_and_flat(value, flat: list):
         for c, spec in zip(value._components(), value._type_spec._component_specs()):
             flat.append(c)
             parts.append((TENSOR, c._dtype, spec.shape.as_tuple()))
-        return (CompositeKind(type(value), value._static()), tuple(parts))
+        return (CompositeKind(value._type_spec), tuple(parts))
     if hasattr(value, "_handle") and hasattr(value, "assign"):  # a Variable: by identity
         return ("V", id(value))
     if isinstance(value, TensorSpec):
@@ -103,7 +103,7 @@ def spec_key(spec) -> tuple:
     if isinstance(spec, TensorSpec):
         return (TENSOR, spec.dtype, spec.shape.as_tuple())
     if isinstance(spec, CompositeSpec):
-        return (spec._kind(), tuple(spec_key(c) for c in spec._component_specs()))
+        return (CompositeKind(spec), tuple(spec_key(c) for c in spec._component_specs()))
     if isinstance(spec, (tuple, list)):
         kind = type(spec) if hasattr(spec, "_fields") else type(spec) is list and list or tuple
         return (kind, tuple(spec_key(s) for s in spec))
@@ -186,6 +186,8 @@ def describe(key) -> str:
         return f"object(id={key[1]})"
     if key[0] == USER:
         return repr(key[1])
+    if isinstance(key[0], CompositeKind):
+        return repr(key[0])
     if key[0] == LITERAL:
         value = literal_value(key)
         return f"{type(value).__name__}({value!r})"

@@ -86,6 +86,15 @@ def test_input_signature_with_specs(jit):
         f(_st(3, (2, 3)), tf.ragged.constant([[1.0, 2.0], [3.0]]))
 
 
+def test_concrete_function_signature_shows_the_spec():
+    f = tf.function(lambda st: tf.sparse.reduce_sum(st))
+    cf = f.get_concrete_function(tf.SparseTensorSpec([3, 3], tf.float32))
+    assert cf.structured_input_signature[0] == (tf.SparseTensorSpec([3, 3], tf.float32),)
+    assert "SparseTensorSpec(TensorShape([3, 3]), tf.float32)" in \
+        f.pretty_printed_concrete_signatures()
+    assert float(cf(_st(3))) == 6.0
+
+
 def test_traced_densify_of_unknown_shape_warns_as_tf():
     @tf.function(input_signature=[tf.IndexedSlicesSpec([None, 2], tf.float32, tf.int32,
                                                        tf.int32)])

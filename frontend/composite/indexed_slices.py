@@ -56,6 +56,9 @@ class IndexedSlices(CompositeTensor):
         return TensorShape([None]).concatenate(self._values.shape[1:]) \
             if self._values.shape.rank is not None else TensorShape(None)
 
+    def _map_values(self, fn):
+        return IndexedSlices(fn(self._values), self._indices, self._dense_shape)
+
     def __neg__(self):
         return IndexedSlices(apply("neg", (self._values,)), self._indices, self._dense_shape)
 

@@ -145,6 +145,9 @@ class RaggedTensor(CompositeTensor):
             return self.with_values(self._values.with_flat_values(new_values))
         return self.with_values(new_values)
 
+    def _map_values(self, fn):
+        return self.with_flat_values(fn(self.flat_values))
+
     # --- conversion ---------------------------------------------------------------------------
     def to_tensor(self, default_value=None, name=None, shape=None):
         """The dense tensor, rows padded with `default_value` (zero) to the longest; with

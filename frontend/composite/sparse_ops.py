@@ -278,3 +278,66 @@ def expand_dims(sp_input, axis=None, name=None):
     zeros = A.zeros([A.shape(sp.indices)[0], 1], D.int64)
     indices = A.concat([sp.indices[:, :at], zeros, sp.indices[:, at:]], 1)
     return _made(indices, sp.values, shape[:at] + [1] + shape[at:])
+
+
+@tf_export("sparse.map_values")
+def map_values(op, *args, **kwargs):
+    """`op` applied to the values of the SparseTensor arguments (which share coordinates),
+    the result at the first one's coordinates."""
+    found = []
+
+    def values(v):
+        if isinstance(v, SparseTensor):
+            found.append(v)
+            return v.values
+        return v
+    out = op(*[values(a) for a in args], **{k: values(v) for k, v in kwargs.items()})
+    if not found:
+        raise ValueError("sparse.map_values: no SparseTensor among the arguments")
+    return found[0].with_values(out)
+
+
+# --- segment reductions over selected rows ---------------------------------------------------
+def _segment(reduce_sorted, reduce_unsorted):
+    def fn(data, indices, segment_ids, name=None, num_segments=None, sparse_gradient=False):
+        rows = A.gather(convert_to_tensor(data), indices)
+        if num_segments is None:
+            return reduce_sorted(rows, segment_ids)
+        return reduce_unsorted(rows, segment_ids, num_segments)
+    return fn
+
+
+def _sqrt_n(sum_of, count_of):
+    """A segment sum divided by the square root of its row count (1 for an empty one)."""
+    def reduce(rows, segment_ids, *num):
+        total = sum_of(rows, segment_ids, *num)
+        ones = A.ones_like(A.reshape(M.cast(segment_ids, total.dtype), [-1]))
+        count = count_of(ones, segment_ids, *num)
+        count = M.sqrt(M.maximum(count, convert_to_tensor(1, dtype=total.dtype)))
+        return M.truediv(total, A.reshape(count, [-1] + [1] * (total.shape.rank - 1)))
+    return reduce
+
+
+def _mean(sum_of, count_of):
+    def reduce(rows, segment_ids, *num):
+        total = sum_of(rows, segment_ids, *num)
+        ones = A.ones_like(A.reshape(M.cast(segment_ids, total.dtype), [-1]))
+        count = M.maximum(count_of(ones, segment_ids, *num),
+                          convert_to_tensor(1, dtype=total.dtype))
+        return M.truediv(total, A.reshape(count, [-1] + [1] * (total.shape.rank - 1)))
+    return reduce
+
+
+segment_sum = tf_export("sparse.segment_sum")(
+    _segment(S.segment_sum, S.unsorted_segment_sum))
+segment_mean = tf_export("sparse.segment_mean")(
+    _segment(_mean(S.segment_sum, S.segment_sum),
+             _mean(S.unsorted_segment_sum, S.unsorted_segment_sum)))
+segment_sqrt_n = tf_export("sparse.segment_sqrt_n")(
+    _segment(_sqrt_n(S.segment_sum, S.segment_sum),
+             _sqrt_n(S.unsorted_segment_sum, S.unsorted_segment_sum)))
+for _fn, _what in ((segment_sum, "sums"), (segment_mean, "means"),
+                   (segment_sqrt_n, "sums divided by the square root of the row count")):
+    _fn.__doc__ = (f"Segment {_what} of the rows `data[indices]` by sorted `segment_ids` "
+                   f"(into `num_segments` segments when given).")
+del _fn, _what

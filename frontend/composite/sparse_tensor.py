@@ -63,8 +63,27 @@ class SparseTensor(CompositeTensor):
         return (f"SparseTensor(indices={self._indices}, values={self._values}, "
                 f"dense_shape={self._dense_shape})")
 
-    def __neg__(self):
-        return self.with_values(apply("neg", (self._values,)))
+    def _map_values(self, fn):
+        return self.with_values(fn(self._values))
+
+    # elementwise with a dense tensor (broadcast to the dense shape) or a scalar: the result
+    # keeps this tensor's coordinates, as TF's sparse_dense_cwise ops
+    def _cwise(self, other, opname):
+        shape = self.shape
+        if not shape.is_fully_defined():
+            raise ValueError(f"SparseTensor {opname}: the dense shape must be known while "
+                             f"tracing, got {shape}")
+        dense = convert_to_tensor(other, dtype=self.dtype)
+        dense = apply("broadcast_to", (dense,), {"shape": tuple(shape.as_list())})
+        return self.with_values(apply(opname, (self._values,
+                                               apply("gather_nd", (dense, self._indices),
+                                                     {"batch_dims": 0}))))
+
+    def __mul__(self, other):
+        return self._cwise(other, "mul")
+
+    def __truediv__(self, other):
+        return self._cwise(other, "div")
 
     # --- composite protocol ----------------------------------------------------------------
     def _components(self):

@@ -150,7 +150,10 @@ divide = tf_export("math.divide", "divide")(truediv)
 
 @tf_export("dtypes.cast", "math.cast", "cast")
 def cast(x, dtype, name=None):
-    """Convert to `dtype`. Float -> int truncates toward zero; to bool is `x != 0`."""
+    """Convert to `dtype`. Float -> int truncates toward zero; to bool is `x != 0`. A
+    composite tensor (IndexedSlices, SparseTensor, RaggedTensor) casts its values, as TF's."""
+    if getattr(x, "_tf_composite", False):
+        return x._map_values(lambda v: cast(v, dtype))
     x = convert_to_tensor(x)
     dt = D.as_dtype(dtype)
     if x.dtype is dt:

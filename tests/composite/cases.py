@@ -77,6 +77,24 @@ def slices_variable(tf, stage):
     return stage(grad)()
 
 
+@case(staged=True)
+def slices_embedding_lookup(tf, stage):
+    table = tf.Variable(P)
+
+    def grad():
+        with tf.GradientTape() as tape:
+            rows = tf.nn.embedding_lookup(table, tf.constant([[1, 0], [1, 1]]))
+            y = tf.reduce_sum(rows * tf.constant(W[:2, :2]))
+        return tape.gradient(y, table)
+    return stage(grad)()
+
+
+@case()
+def slices_cast(tf):
+    s = tf.cast(_slices(tf), tf.float64)
+    return s, tf.cast(_sp(tf), tf.int32), tf.cast(_rt(tf), tf.int64)
+
+
 def _slices(tf):
     return tf.IndexedSlices(tf.constant(_f32([[3, 4, 0], [1, 2, 2], [-3, -4, 0]])),
                             tf.constant([2, 0, 2]), tf.constant([4, 3]))
@@ -258,6 +276,24 @@ def sparse_gradients(tf):
         y2 = tf.reduce_sum(tf.sparse.sparse_dense_matmul(st, b) * tf.constant(
             _f32([[1, 2], [3, 4], [5, 6]])))
     return tape.gradient(y1, values), tape.gradient(y2, values), tape.gradient(y2, b)
+
+
+@case()
+def sparse_elementwise(tf):
+    st = _sp(tf)
+    dense = tf.constant(_f32(np.arange(12).reshape(3, 4) - 5))
+    return st * dense, st * tf.constant(_f32([1, 2, 3, 4])), st / 2.0, \
+        tf.sparse.map_values(tf.square, st), tf.sparse.map_values(tf.add, st, st)
+
+
+@case(xla=False)
+def sparse_segments(tf):
+    data = tf.constant(_f32(np.arange(12).reshape(4, 3) - 4))
+    ix, ids = tf.constant([0, 2, 2, 3]), tf.constant([0, 0, 2, 2])
+    return tf.sparse.segment_sum(data, ix, ids), tf.sparse.segment_mean(data, ix, ids), \
+        tf.sparse.segment_sqrt_n(data, ix, ids), \
+        tf.sparse.segment_sum(data, ix, tf.constant([0, 0, 3, 3]), num_segments=5), \
+        tf.sparse.segment_mean(data, ix, tf.constant([0, 1, 1, 3]), num_segments=5)
 
 
 @case(xla=False)

@@ -34,6 +34,7 @@ from .extend import register_pass
 from . import (autodiff, autograph, bitwise, config, data, debugging, distribute, dtypes,
                errors, experimental, extend, image, keras, linalg, math, nest, nn, optimizers,
                profiler, random, saved_model, signal, strings, summary, train, types)
+from . import ragged, sparse
 
 # The top-level op API (`tf.add`, `tf.reshape`, ...; several take builtins' names, and
 # `tf.Variable`, whose methods run the variable ops), marked `tf_export("<name>")` where it is

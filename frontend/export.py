@@ -29,7 +29,10 @@ EXPORTS: dict[str, dict[str, object]] = {}
 # Modules whose import runs the `tf_export` marks: the op families' API modules and the
 # modules defining a class or function whose methods or calls are an op's public API.
 EXPORTING_PACKAGES = ("flowjit.frontend.ops", "flowjit.frontend.state.variables",
-                      "flowjit.frontend.distribute.distribute", "flowjit.frontend.distribute.dtensor")
+                      "flowjit.frontend.distribute.distribute", "flowjit.frontend.distribute.dtensor",
+                      "flowjit.frontend.composite.indexed_slices",
+                      "flowjit.frontend.composite.sparse_ops",
+                      "flowjit.frontend.composite.ragged_ops")
 
 
 def _split(public: str) -> tuple[str, str]:

@@ -4,7 +4,9 @@ Nested: lists, tuples (namedtuples too), dicts and other Mappings (children in s
 order, rebuilt in the mapping's own order), `attrs` classes, and objects with TF's
 `__tf_flatten__` / `__tf_unflatten__` protocol, and composite values (a class with
 `_nest_components()` and `_nest_rebuild(components)`, such as `TensorArray`: loops and
-branches carry them as their component tensors, TF's `expand_composites=True`). Everything
+branches carry them as their component tensors, TF's `expand_composites=True`). TF's composite
+tensors (`SparseTensor`, ...) are leaves unless `expand_composites` is true: `tf.nest`'s
+default (api/nest.py); flowjit's own walks expand them, as TF's tracing does. Everything
 else is a leaf: tensors, None, strings, sets, plain dataclasses (as TF 2.21 treats them). A
 type's kind is looked up once and cached, so a walk costs one dict lookup per node.
 """
@@ -26,6 +28,15 @@ def kind_of(x) -> int:
             else CUSTOM if hasattr(t, "__tf_flatten__")
             else COMPOSITE if hasattr(t, "_nest_components") else LEAF)
     return k
+
+
+def _kind_unexpanded(x) -> int:
+    k = kind_of(x)
+    return LEAF if k == COMPOSITE and getattr(x, "_tf_composite", False) else k
+
+
+def _kinds(expand_composites):
+    return kind_of if expand_composites else _kind_unexpanded
 
 
 def is_nested(x) -> bool:
@@ -62,20 +73,20 @@ def rebuild(s, kind, items: list):
     return t.__tf_unflatten__(s.__tf_flatten__()[0], tuple(items))
 
 
-def flatten(structure, expand_composites=False) -> list:
+def flatten(structure, expand_composites=True) -> list:
     """The leaves of `structure`, depth first (a leaf flattens to `[leaf]`)."""
     out: list = []
-    _flatten_into(structure, out)
+    _flatten_into(structure, out, _kinds(expand_composites))
     return out
 
 
-def _flatten_into(x, out: list) -> None:
-    kind = kind_of(x)
+def _flatten_into(x, out: list, kinds) -> None:
+    kind = kinds(x)
     if kind == LEAF:
         out.append(x)
         return
     for c in children(x, kind):
-        _flatten_into(c, out)
+        _flatten_into(c, out, kinds)
 
 
 def flatten_with_paths(structure, path="") -> list:
@@ -90,12 +101,13 @@ def flatten_with_paths(structure, path="") -> list:
     return out
 
 
-def pack_sequence_as(structure, flat_sequence, expand_composites=False):
+def pack_sequence_as(structure, flat_sequence, expand_composites=True):
     """`flat_sequence` (a list or tuple of leaves) rebuilt into the shape of `structure`."""
     if not isinstance(flat_sequence, (list, tuple)):
         raise TypeError(f"Attempted to pack value:\n  {flat_sequence}\ninto a structure, but "
                         f"found incompatible type `{type(flat_sequence)}` instead.")
-    if kind_of(structure) == LEAF:
+    kinds = _kinds(expand_composites)
+    if kinds(structure) == LEAF:
         if len(flat_sequence) != 1:
             raise ValueError(f"The target structure is of type `{type(structure)}`\n  "
                              f"{structure}\nHowever the input is a sequence "
@@ -107,7 +119,7 @@ def pack_sequence_as(structure, flat_sequence, expand_composites=False):
 
     def build(s):
         nonlocal used
-        kind = kind_of(s)
+        kind = kinds(s)
         if kind == LEAF:
             used += 1
             return flat_sequence[used - 1]
@@ -117,7 +129,8 @@ def pack_sequence_as(structure, flat_sequence, expand_composites=False):
     except IndexError:  # more leaves than values: `used` ends one past the end
         out = None
     if used != len(flat_sequence):
-        raise ValueError(f"Could not pack sequence. Structure had {len(flatten(structure))} "
+        raise ValueError(f"Could not pack sequence. Structure had "
+                         f"{len(flatten(structure, expand_composites))} "
                          f"atoms, but flat_sequence had {len(flat_sequence)} items.  "
                          f"Structure: {structure}, flat_sequence: {flat_sequence}.")
     return out
@@ -128,9 +141,9 @@ def _show(x) -> str:
     return f"type={type(x).__name__} str={x}"
 
 
-def _difference(a, b, check_types: bool):
+def _difference(a, b, check_types: bool, kinds=kind_of):
     """None if `a` and `b` have the same structure, else (error class, TF's explanation)."""
-    ka, kb = kind_of(a), kind_of(b)
+    ka, kb = kinds(a), kinds(b)
     if (ka == LEAF) != (kb == LEAF):
         seq, leaf = (a, b) if kb == LEAF else (b, a)
         return ValueError, (f'Substructure "{_show(seq)}" is a sequence, while substructure '
@@ -151,7 +164,7 @@ def _difference(a, b, check_types: bool):
         return ValueError, (f"The two structures don't have the same number of elements. "
                             f"First structure: {_show(a)}. Second structure: {_show(b)}")
     for x, y in zip(ca, cb):
-        found = _difference(x, y, check_types)
+        found = _difference(x, y, check_types, kinds)
         if found is not None:
             return found
     return None
@@ -172,10 +185,10 @@ def _outline(x) -> str:
     return repr(pack_sequence_as(x, [dot] * len(flatten(x)))) if is_nested(x) else "."
 
 
-def assert_same_structure(nest1, nest2, check_types=True, expand_composites=False):
+def assert_same_structure(nest1, nest2, check_types=True, expand_composites=True):
     """Raise ValueError (TypeError for a container type mismatch with `check_types`) with
     TF's explanation unless the two structures nest the same way."""
-    found = _difference(nest1, nest2, check_types)
+    found = _difference(nest1, nest2, check_types, _kinds(expand_composites))
     if found is not None:
         cls, detail = found
         raise cls(f"The two structures don't have the same nested structure.\n\n"
@@ -184,14 +197,15 @@ def assert_same_structure(nest1, nest2, check_types=True, expand_composites=Fals
                   f"Entire second structure:\n{_outline(nest2)}")
 
 
-def map_structure(func, *structure, check_types=True, expand_composites=False):
+def map_structure(func, *structure, check_types=True, expand_composites=True):
     """`func` applied to the leaves of the structures (which must nest the same way), packed
     as the first one."""
     if not structure:
         raise ValueError("Must provide at least one structure")
     for other in structure[1:]:
-        assert_same_structure(structure[0], other, check_types)
-    flats = [flatten(s) for s in structure]
-    return pack_sequence_as(structure[0], [func(*xs) for xs in zip(*flats)])
+        assert_same_structure(structure[0], other, check_types, expand_composites)
+    flats = [flatten(s, expand_composites) for s in structure]
+    return pack_sequence_as(structure[0], [func(*xs) for xs in zip(*flats)],
+                            expand_composites)
 
 

@@ -44,7 +44,8 @@ def _elems(elems, opname):
 def _row(flat, i, n, reverse):
     array, _ = _ops()
     j = (n - 1 - i) if reverse else i
-    return [array.gather(t, j) for t in flat]
+    # gather_nd, not gather: TF's gradient of the elements is dense, not IndexedSlices
+    return [array.gather_nd(t, array.reshape(j, [1])) for t in flat]
 
 
 def _loop(body, init, n, start):

@@ -276,7 +276,7 @@ class TensorArray:
             raise errors.InvalidArgumentError(None, "TensorArrayRead",
                                               f"Trying to access element {static} in a list "
                                               f"with {self._rows()} elements. {_where()}")
-        return array.gather(self._allocated(), idx)
+        return _rows_of(self._allocated(), idx)
 
     def gather(self, indices, name=None):
         array, _ = _ops()
@@ -287,7 +287,7 @@ class TensorArray:
                     raise errors.OutOfRangeError(None, "TensorArrayGather",
                                                  f"Tried to read from index {i} but array "
                                                  f"size is: {self._rows()} {_where()}")
-        return array.gather(self._allocated(), idx)
+        return _rows_of(self._allocated(), idx)
 
     def stack(self, name=None):
         """All elements stacked along a new first dimension."""
@@ -375,3 +375,10 @@ class _ElementShapes:
 
 
 control_flow.LOOP_VAR_SHAPERS.append(_ElementShapes)
+
+
+def _rows_of(buffer, idx):
+    """Rows `idx` (a scalar or a vector) of the buffer. gather_nd, not gather: TF's gradient
+    of a TensorArray read is dense, not IndexedSlices."""
+    array, _ = _ops()
+    return array.gather_nd(buffer, array.expand_dims(idx, -1))

@@ -108,7 +108,9 @@ def aggregate_gradients(grads):
     ctx = getattr(_STATE, "replica", None)
     if ctx is None or ctx.num_replicas_in_sync == 1:
         return grads
-    return [g if g is None else all_reduce(g, "sum", ctx.num_replicas_in_sync) for g in grads]
+    # an IndexedSlices is summed dense (its rows differ per replica)
+    return [g if g is None else all_reduce(dispatch.convert_to_tensor(g), "sum",
+                                           ctx.num_replicas_in_sync) for g in grads]
 
 
 class MirroredStrategy:

@@ -12,6 +12,7 @@ import itertools
 
 from ...ir import dtypes as D
 from ...ir import errors
+from ..composite.base import CompositeKind
 from . import backends, compilation, func_graph, function_call, trace_type
 from .program import Program
 from .specs import TensorSpec
@@ -189,6 +190,8 @@ def specs_of(key, names):
                               else TensorShape(None), k[1], name)
         if trace_type.is_container(k):
             kind = k[0]
+            if isinstance(kind, CompositeKind):
+                return kind.spec
             if isinstance(kind, tuple):
                 return {kk: spec(c, f"{name}_{kk}") for kk, c in zip(kind[1], k[1])}
             items = [spec(c, f"{name}_{i}") for i, c in enumerate(k[1])]

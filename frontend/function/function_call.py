@@ -11,6 +11,7 @@ import numpy as np
 from ...ir import errors
 from ..eager import dispatch
 from .. import nest
+from ..composite.base import CompositeSpec
 from . import trace_type
 from .context import GRADIENT_HOOKS, context
 from .specs import TensorSpec
@@ -88,6 +89,11 @@ def match_spec(fname, argname, spec, value, flat):
         if not spec.shape.is_compatible_with(t.shape):
             raise _binding_error(fname, argname, TensorSpec(t.shape, t.dtype), spec)
         flat.append(t)
+        return
+    if isinstance(spec, CompositeSpec):
+        if not spec.is_compatible_with(value):
+            raise _binding_error(fname, argname, getattr(value, "_type_spec", value), spec)
+        flat.extend(value._components())
         return
     if isinstance(spec, (list, tuple)):
         if not isinstance(value, (list, tuple)) or len(value) != len(spec):

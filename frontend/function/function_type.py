@@ -11,6 +11,7 @@ import inspect
 
 from ...ir import dtypes as D
 from .. import nest
+from ..composite.base import CompositeKind
 from . import trace_type
 from .specs import TensorSpec
 
@@ -43,6 +44,8 @@ def key_text(key) -> str:
         return trace_type.describe(key)
     if trace_type.is_container(key):
         kind = key[0]
+        if isinstance(kind, CompositeKind):
+            return repr(kind)
         if isinstance(kind, tuple):  # dict
             return "Dict[" + _items(f"[{k!r}, {key_text(c)}]" for k, c in zip(kind[1], key[1])) \
                 + "]"

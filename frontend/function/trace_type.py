@@ -10,6 +10,7 @@ import numpy as np
 
 from ...ir import dtypes as D
 from ...ir.shapes import TensorShape
+from ..composite.base import CompositeKind, CompositeSpec
 from ..eager.dispatch import convert_to_tensor
 from .specs import TensorSpec
 from ..eager.tensor import Tensor
@@ -52,8 +53,9 @@ def key_and_flat(value, flat: list):
     Leaves: `("T", dtype, shape)`, `("L", value)` for a Python literal (compared by value:
     `2`, `2.0` and `True == 1` share a trace, as in TF), `(numpy scalar type, value)`,
     `("V", id)`, `("obj", id)`.
-    Containers: `(kind, children)` where kind is list/tuple/a namedtuple class, or
-    `(dict, keys)` for dicts."""
+    Containers: `(kind, children)` where kind is list/tuple/a namedtuple class,
+    `(dict, keys)` for dicts, or a `CompositeKind` for a composite tensor (its components are
+    the children)."""
     if isinstance(value, Tensor):
         flat.append(value)
         shape = value._tt.shape if value._value is None else tuple(value._value.shape)
@@ -73,6 +75,14 @@ def key_and_flat(value, flat: list):
     if isinstance(value, dict):
         keys = tuple(sorted(value, key=repr))
         return ((dict, keys), tuple(key_and_flat(value[k], flat) for k in keys))
+    if getattr(value, "_tf_composite", False):
+        # keyed by its spec, as TF: a SparseTensor's entry count or a ragged tensor's row
+        # lengths do not retrace; its dense shape (or number of rows) does
+        parts = []
+        for c, spec in zip(value._components(), value._type_spec._component_specs()):
+            flat.append(c)
+            parts.append((TENSOR, c._dtype, spec.shape.as_tuple()))
+        return (CompositeKind(value._type_spec), tuple(parts))
     if hasattr(value, "_handle") and hasattr(value, "assign"):  # a Variable: by identity
         return ("V", id(value))
     if isinstance(value, TensorSpec):
@@ -92,6 +102,8 @@ def spec_key(spec) -> tuple:
     """The trace type a TensorSpec (or nested specs, or Python values) stands for."""
     if isinstance(spec, TensorSpec):
         return (TENSOR, spec.dtype, spec.shape.as_tuple())
+    if isinstance(spec, CompositeSpec):
+        return (CompositeKind(spec), tuple(spec_key(c) for c in spec._component_specs()))
     if isinstance(spec, (tuple, list)):
         kind = type(spec) if hasattr(spec, "_fields") else type(spec) is list and list or tuple
         return (kind, tuple(spec_key(s) for s in spec))
@@ -174,6 +186,8 @@ def describe(key) -> str:
         return f"object(id={key[1]})"
     if key[0] == USER:
         return repr(key[1])
+    if isinstance(key[0], CompositeKind):
+        return repr(key[0])
     if key[0] == LITERAL:
         value = literal_value(key)
         return f"{type(value).__name__}({value!r})"

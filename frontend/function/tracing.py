@@ -15,6 +15,7 @@ from ...runtime import profiler
 from ..eager import config, dispatch
 from . import func_graph, trace_type
 from .. import nest
+from ..composite.base import CompositeKind
 from .context import context
 from .specs import TensorSpec
 from ..eager.tensor import Tensor
@@ -100,6 +101,8 @@ def _placeholders(graph, args, key, names):
                                   f"{name}_{kk}") for kk, c in zip(kind[1], k[1])}
             vals = list(value) if isinstance(value, (list, tuple)) else [None] * len(k[1])
             items = [build(v, c, f"{name}_{i}") for i, (v, c) in enumerate(zip(vals, k[1]))]
+            if isinstance(kind, CompositeKind):
+                return kind.rebuild(items)
             if kind is list:
                 return items
             if kind is tuple:
@@ -117,7 +120,8 @@ def _placeholders(graph, args, key, names):
 def _outputs(graph, out):
     """The output structure: tensors become graph outputs (by index), the rest stays."""
     def walk(v):
-        if hasattr(v, "_as_tensor") and not isinstance(v, Tensor):
+        if hasattr(v, "_as_tensor") and not isinstance(v, Tensor) and \
+                not getattr(v, "_tf_composite", False):
             v = v._as_tensor()
         if isinstance(v, Tensor):
             t = graph.capture(v) if not (isinstance(v, func_graph.GraphTensor)

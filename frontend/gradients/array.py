@@ -11,6 +11,7 @@ from __future__ import annotations
 from ...ir import dtypes as D
 from ...ir.ops.array import NEW_AXIS, gather_axes, strided_slice_plan
 from ...ir.registry import InferenceError
+from ..composite.indexed_slices import IndexedSlices
 from ..ops import array as A
 from ..ops import math as M
 from ..ops import reduce as R
@@ -289,6 +290,10 @@ def _gather_grad(op, g):
     p, ix = op.inputs
     rp, ri = need_rank(p, "gather"), need_rank(ix, "gather")
     axis, bd = gather_axes(rp, ri, attr(op, "axis"), attr(op, "batch_dims"))
+    if axis == 0 and bd == 0 and p.shape[0] is not None:
+        # TF's gradient for the gathered rows only: an IndexedSlices (its dense conversion
+        # needs the row count while tracing, so an unknown one takes the dense path below)
+        return [_gathered_rows(p, ix, g), None]
     ix = _index_tensor(ix)
     ni = ri - bd
     # Scatter into p laid out as [batch, axis, pre, post]: index tuples (batch..., ix).
@@ -309,6 +314,13 @@ def _gather_grad(op, g):
             back[o] = i
         out = A.transpose(out, back)
     return [out, None]
+
+
+def _gathered_rows(p, ix, g):
+    """The IndexedSlices TF's gather gradient gives: one row of g per (flattened) index."""
+    n = A.size(ix)
+    rows = A.concat([A.reshape(n, [1]), A.shape(p)[1:]], 0)
+    return IndexedSlices(A.reshape(g, rows), A.reshape(ix, [-1]), A.shape(p))
 
 
 def _gather_nd_adjoint(p, ix, g, bd):

@@ -141,8 +141,9 @@ def _vjp(graph, env, watch, targets, upstream):
     with tape_mod.GradientTape(watch_accessed_variables=False) as inner:
         inner.watch(list(watch))
         outs = replay(graph, env, effects=False)
-    return inner.gradient([outs[j] for j in targets], list(watch), output_gradients=upstream,
-                          unconnected_gradients=tape_mod.UnconnectedGradients.ZERO)
+    grads = inner.gradient([outs[j] for j in targets], list(watch), output_gradients=upstream,
+                           unconnected_gradients=tape_mod.UnconnectedGradients.ZERO)
+    return [tape_mod.densify(g) for g in grads]
 
 
 # --- cond / case ----------------------------------------------------------------------------

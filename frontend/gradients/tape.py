@@ -36,6 +36,7 @@ from .. import nest
 from ..state import variables
 from ..function.context import context
 from ..eager.tensor import Tensor
+from ..composite.indexed_slices import IndexedSlices
 from . import GRADIENTS
 
 
@@ -422,14 +423,37 @@ def _add(a, b):
 
 
 def _sum(grads):
+    """The gradients reaching one tensor, summed as TF's tape aggregates them: IndexedSlices
+    only stay IndexedSlices (rows concatenated, none summed); with a dense one, all densify."""
+    if len(grads) == 1:
+        return grads[0]
+    sparse = [isinstance(g, IndexedSlices) for g in grads]
+    if all(sparse):
+        from ..ops import array
+        return IndexedSlices(array.concat([g.values for g in grads], 0),
+                             array.concat([g.indices for g in grads], 0), grads[0].dense_shape)
+    if any(sparse):
+        from ..ops import math
+        return math.add_n(grads)
     g = grads[0]
     for h in grads[1:]:
         g = _add(g, h)
     return g
 
 
+# TF's gradients of these pass IndexedSlices through; every other gradient gets them dense
+_KEEPS_SLICES = {"identity"}
+
+
+def densify(g):
+    """An IndexedSlices gradient as its dense tensor; any other gradient as it is."""
+    return g._as_tensor() if isinstance(g, IndexedSlices) else g
+
+
 # --- the backward pass ----------------------------------------------------------------------
 def _call_grad(entry, needed, out_grads):
+    if entry.grad_fn is not _read_grad and entry.type not in _KEEPS_SLICES:
+        out_grads = [densify(g) for g in out_grads]
     if entry.grad_fn is not None:
         res = entry.grad_fn(needed, *out_grads)
     else:

@@ -623,6 +623,17 @@ def gather(params, indices, validate_indices=None, axis=None, batch_dims=0, name
     return apply("gather", (p, ix), {"axis": ax, "batch_dims": bd})
 
 
+def gather_dense_gradient(params, indices, axis):
+    """`gather` for compositions TF builds from slices and reshapes: along the first axis a
+    gather_nd, whose gradient is dense (`gather`'s there is an IndexedSlices)."""
+    p = convert_to_tensor(params)
+    rank = p.shape.rank
+    if rank is None or (axis + rank if axis < 0 else axis) != 0:
+        return gather(p, indices, axis=axis)
+    ix = convert_to_tensor(indices)
+    return gather_nd(p, apply("expand_dims", (ix,), {"axis": -1}))
+
+
 @tf_export("gather_nd")
 def gather_nd(params, indices, batch_dims=0, name=None, bad_indices_policy=""):
     """Slices of `params` at the index tuples in the last dim of `indices`."""

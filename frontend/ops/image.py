@@ -82,9 +82,9 @@ def resize(images, size, method="bilinear", preserve_aspect_ratio=False, antiali
     if out_h <= 0 or out_w <= 0:
         raise errors.InvalidArgumentError(None, "resize", f"resize: output dimensions must be "
                                                           f"positive, got [{out_h}, {out_w}]")
-    from .array import gather
+    from .array import gather, gather_dense_gradient
     if method == "nearest":
-        rows = gather(x, _nearest_taps(height, out_h), axis=-3)
+        rows = gather_dense_gradient(x, _nearest_taps(height, out_h), -3)
         return gather(rows, _nearest_taps(width, out_w), axis=-2)
     x = _m.cast(x, D.float32)
     # Along the width first, then the height: TF's order of the two interpolations.
@@ -95,7 +95,8 @@ def resize(images, size, method="bilinear", preserve_aspect_ratio=False, antiali
         return _m.add(a, _m.multiply(_m.subtract(b, a), w))
 
     cols = lerp(gather(x, left, axis=-2), gather(x, right, axis=-2), wx[:, None])
-    return lerp(gather(cols, top, axis=-3), gather(cols, bottom, axis=-3), wy[:, None, None])
+    return lerp(gather_dense_gradient(cols, top, -3), gather_dense_gradient(cols, bottom, -3),
+                wy[:, None, None])
 
 
 def _to_float(x):

@@ -5,6 +5,7 @@ import numpy as np
 
 from ...ir import dtypes as D
 from ...ir import errors
+from ..composite.indexed_slices import IndexedSlices
 from ..eager.dispatch import apply, convert_pair, convert_to_tensor
 from ..export import runs, tf_export
 from .axes import axes_attr
@@ -149,7 +150,10 @@ divide = tf_export("math.divide", "divide")(truediv)
 
 @tf_export("dtypes.cast", "math.cast", "cast")
 def cast(x, dtype, name=None):
-    """Convert to `dtype`. Float -> int truncates toward zero; to bool is `x != 0`."""
+    """Convert to `dtype`. Float -> int truncates toward zero; to bool is `x != 0`. A
+    composite tensor (IndexedSlices, SparseTensor, RaggedTensor) casts its values, as TF's."""
+    if getattr(x, "_tf_composite", False):
+        return x._map_values(lambda v: cast(v, dtype))
     x = convert_to_tensor(x)
     dt = D.as_dtype(dtype)
     if x.dtype is dt:
@@ -238,6 +242,8 @@ def squared_difference(x, y, name=None):
 def clip_by_norm(t, clip_norm, axes=None, name=None):
     """`t * clip_norm / max(l2norm(t), clip_norm)`, the L2 norm taken over `axes` (all when
     None). An all-zero `t` stays zero (no 0/0)."""
+    if isinstance(t, IndexedSlices):   # TF measures the rows as they are, repeats unsummed
+        return _like_slices(t, clip_by_norm(t.values, clip_norm, axes))
     t = convert_to_tensor(t)
     clip_norm = convert_to_tensor(clip_norm, dtype=t.dtype)
     l2sum = apply("reduce_sum", (square(t),), {"axis": axes_attr(axes, "clip_by_norm"),
@@ -252,12 +258,20 @@ def _tensor_list(t_list, opname):
     if not isinstance(t_list, (list, tuple)):
         raise TypeError(f"{opname}: `t_list` should be a sequence of tensors. Received "
                         f"{type(t_list)}.")
-    return [None if t is None else convert_to_tensor(t) for t in t_list]
+    return [None if t is None else convert_to_tensor(
+        t.values if isinstance(t, IndexedSlices) else t) for t in t_list]
+
+
+def _like_slices(t, values):
+    """`values` in place of the values of `t` when it is an IndexedSlices."""
+    return IndexedSlices(values, t.indices, t.dense_shape) if isinstance(t, IndexedSlices) \
+        else values
 
 
 @tf_export("linalg.global_norm")
 def global_norm(t_list, name=None):
-    """sqrt(sum of squares of every element of every tensor in `t_list`; None skipped)."""
+    """sqrt(sum of squares of every element of every tensor in `t_list`; None skipped; an
+    IndexedSlices counts its values, a repeated row each time, as TF's)."""
     ts = [t for t in _tensor_list(t_list, "global_norm") if t is not None]
     halves = [apply("l2_loss", (t,)) for t in ts]
     dt = halves[0].dtype if halves else D.float32
@@ -271,13 +285,15 @@ def clip_by_global_norm(t_list, clip_norm, use_norm=None, name=None):
     """Scale every tensor by `clip_norm / max(global_norm, clip_norm)`; returns the clipped
     list (None entries kept) and the global norm. A NaN or Inf norm makes every value NaN,
     as TF's does."""
-    ts = _tensor_list(t_list, "clip_by_global_norm")
+    given = list(t_list) if isinstance(t_list, (list, tuple)) else t_list
+    ts = _tensor_list(given, "clip_by_global_norm")
     norm = global_norm(ts) if use_norm is None else convert_to_tensor(use_norm)
     one = convert_to_tensor(1, dtype=norm.dtype)
     clip_norm = convert_to_tensor(clip_norm, dtype=norm.dtype)
     scale = multiply(clip_norm, minimum(truediv(one, norm), truediv(one, clip_norm)))
     scale = add(scale, subtract(norm, norm))  # NaN where the norm is not finite
-    return [None if t is None else multiply(t, cast(scale, t.dtype)) for t in ts], norm
+    return [None if t is None else _like_slices(g, multiply(t, cast(scale, t.dtype)))
+            for t, g in zip(ts, given)], norm
 
 
 @tf_export("math.real")

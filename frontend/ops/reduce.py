@@ -14,6 +14,8 @@ _INF = float("inf")
 
 def _reduction(opname, doc):
     def fn(input_tensor, axis=None, keepdims=False, name=None):
+        if getattr(input_tensor, "_tf_composite", False):   # a RaggedTensor reduces itself
+            return input_tensor._reduce(opname, axis, keepdims)
         x = convert_to_tensor(input_tensor)
         return apply(opname, (x,), {"axis": _axes(axis, opname), "keepdims": bool(keepdims)})
     fn.__name__ = opname

@@ -158,7 +158,7 @@ def frame(signal, frame_length, frame_step, pad_end=False, pad_value=0, axis=-1,
     else:
         frames = 0 if n < length else 1 + (n - length) // step
     index = step * np.arange(frames)[:, None] + np.arange(length)[None, :]
-    return A.gather(x, index.astype(np.int32), axis=ax)
+    return A.gather_dense_gradient(x, index.astype(np.int32), ax)
 
 
 @tf_export("signal.overlap_and_add")

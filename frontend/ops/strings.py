@@ -1,15 +1,12 @@
-"""TF's `tf.strings`: string tensors' elementwise transforms, conversions and joins.
-
-`split` differs from TF for a vector input: TF returns a RaggedTensor, flowjit (which has no
-ragged tensors) a Python list of 1-D tensors, one per string (README, "Differences from TF").
-"""
+"""TF's `tf.strings`: string tensors' elementwise transforms, conversions and joins."""
 from __future__ import annotations
 
 from ...ir import dtypes as D
 from ..eager.dispatch import apply, convert_to_tensor
 from ..export import runs, tf_export
 from ..eager.tensor import Tensor
-from .array import unstack
+from ..composite.ragged_tensor import RaggedTensor
+from .array import concat, size, stack, unstack
 from .axes import axes_attr as _axes
 
 
@@ -75,15 +72,18 @@ def reduce_join(inputs, axis=None, keepdims=False, separator="", name=None):
 @runs("string_split")
 def split(input, sep=None, maxsplit=-1, name=None):  # noqa: A002
     """A scalar splits into a 1-D tensor of its pieces (on runs of whitespace when `sep` is
-    None). A vector gives a list with one such tensor per string (TF: a RaggedTensor)."""
+    None); a vector into a RaggedTensor, one row of pieces per string."""
     x = _string(input)
-    if x.shape.rank is None or x.shape.rank > 1:
+    if x.shape.rank is None or x.shape.rank > 1 or (x.shape.rank == 1 and x.shape[0] is None):
         raise ValueError(f"strings.split: flowjit splits a scalar or a vector of known "
-                         f"length (no ragged tensors), got shape {x.shape}")
+                         f"length, got shape {x.shape}")
     attrs = {"sep": sep or "", "maxsplit": int(maxsplit)}
     if x.shape.rank == 0:
         return apply("string_split", (x,), attrs)
-    return [apply("string_split", (s,), attrs) for s in unstack(x)]
+    rows = [apply("string_split", (s,), attrs) for s in unstack(x)]
+    if not rows:
+        return RaggedTensor.from_row_lengths(convert_to_tensor([], dtype=D.string), [])
+    return RaggedTensor.from_row_lengths(concat(rows, 0), stack([size(r, D.int64) for r in rows]))
 
 
 @tf_export("strings.format")

@@ -14,7 +14,8 @@ from ...ir import dtypes as D
 from ..eager import dispatch
 from ..distribute import distribute
 from ..function import func_graph
-from ..gradients.tape import GradientTape
+from ..composite.indexed_slices import IndexedSlices
+from ..gradients.tape import GradientTape, densify
 from ..ops import math
 from .variables import Variable
 
@@ -98,7 +99,10 @@ class Optimizer:
             if not isinstance(v, Variable):
                 raise TypeError(f"{type(self).__name__}.apply_gradients: expected "
                                 f"(gradient, Variable) pairs, got a {type(v).__name__}")
-            if g is not None:
+            if isinstance(g, IndexedSlices):   # kept sparse: Adam squares its rows
+                pairs.append((IndexedSlices(math.cast(g.values, v.dtype), g.indices,
+                                            g.dense_shape), v))
+            elif g is not None:
                 pairs.append((dispatch.convert_to_tensor(g, dtype=v.dtype), v))
         if not pairs:
             raise ValueError("No gradients provided for any variable.")
@@ -145,7 +149,10 @@ class SGD(Optimizer):
         super().__init__(learning_rate, name)
 
     def _update(self, grad, var, lr):
-        step = grad * lr
+        if isinstance(grad, IndexedSlices):   # Keras scales the rows, then scatters them
+            step = IndexedSlices(grad.values * lr, grad.indices, grad.dense_shape)._as_tensor()
+        else:
+            step = grad * lr
         if not self.momentum:
             var.assign_sub(step)
             return
@@ -174,8 +181,12 @@ class Adam(Optimizer):
         b2 = dispatch.convert_to_tensor(self.beta_2, dtype=dt)
         alpha = lr * math.sqrt(1.0 - math.pow(b2, t)) / (1.0 - math.pow(b1, t))
         m, v = self._slot(var, "m"), self._slot(var, "v")
+        # Keras squares an IndexedSlices row by row: a repeated row adds its squares
+        square = IndexedSlices(math.square(grad.values), grad.indices, grad.dense_shape) \
+            if isinstance(grad, IndexedSlices) else math.square(grad)
+        grad, square = densify(grad), densify(square)
         m.assign_add((grad - m) * (1.0 - self.beta_1))
-        v.assign_add((math.square(grad) - v) * (1.0 - self.beta_2))
+        v.assign_add((square - v) * (1.0 - self.beta_2))
         var.assign_sub(m * alpha / (math.sqrt(v) + self.epsilon))
 
 

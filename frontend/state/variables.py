@@ -16,6 +16,7 @@ from ..eager import dispatch
 from ..function.context import context
 from ..export import runs, tf_export
 from ..eager.tensor import Reference, Tensor
+from ..composite.indexed_slices import IndexedSlices
 
 _CTX = context()
 _uid = itertools.count()
@@ -193,6 +194,28 @@ class Variable:
             h.value = dispatch.apply("sub", (Tensor._wrap(h.value, self._dtype), d))._value
         return self if read_value else None
 
+    # --- sparse updates (TF's scatter_* methods take IndexedSlices: Keras's optimizers use
+    # them for gradients of gathers) ---------------------------------------------------------
+    def scatter_add(self, sparse_delta, use_locking=False, name=None):
+        """Add the rows of an IndexedSlices (repeated rows accumulate)."""
+        return self.assign_add(_dense_rows(sparse_delta, "scatter_add"))
+
+    def scatter_sub(self, sparse_delta, use_locking=False, name=None):
+        """Subtract the rows of an IndexedSlices (repeated rows accumulate)."""
+        return self.assign_sub(_dense_rows(sparse_delta, "scatter_sub"))
+
+    def scatter_update(self, sparse_delta, use_locking=False, name=None):
+        """Overwrite the rows an IndexedSlices names with its values."""
+        d = _slices(sparse_delta, "scatter_update")
+        rows = dispatch.apply("expand_dims", (d.indices,), {"axis": -1})
+        return self.assign(dispatch.apply("tensor_scatter_nd_update",
+                                          (self._as_tensor(), rows, d.values)))
+
+    def sparse_read(self, indices, name=None):
+        """The rows `indices` of the value (TF's gather from a variable)."""
+        return dispatch.apply("gather", (self._as_tensor(), dispatch.convert_to_tensor(indices)),
+                              {"axis": 0, "batch_dims": 0})
+
     def __repr__(self):
         return (f"<tf.Variable '{self._name}' shape={self._value.shape!s} "
                 f"dtype={self._dtype.name}, numpy={_np_repr(self._value)}>")
@@ -209,3 +232,14 @@ def _np_repr(t: Tensor) -> str:
     return r[r.index("numpy=") + 6:-1]
 
 
+
+
+def _slices(delta, opname):
+    if not isinstance(delta, IndexedSlices):
+        raise TypeError(f"{opname}: sparse_delta must be a tf.IndexedSlices, got "
+                        f"{type(delta).__name__}")
+    return delta
+
+
+def _dense_rows(delta, opname):
+    return _slices(delta, opname)._as_tensor()

@@ -108,6 +108,8 @@ def compare(case, got, want, what):
             # None means "no gradient" (TF's answer for an input the result ignores).
             assert not np.any(w), f"{what}: no gradient for float input {i}"
             continue
+        if isinstance(g, tf.IndexedSlices):   # gather's gradient: compare it dense
+            g = tf.convert_to_tensor(g)
         g = np.asarray(g)
         assert g.shape == w.shape, f"{what}: input {i}: shape {g.shape} != {w.shape}"
         np.testing.assert_allclose(g, w, rtol=case.rtol, atol=case.atol,

@@ -1,0 +1,436 @@
+"""Programs over composite tensors, run by TF 2.21 (tools/record_tf_composite.py records the
+answers in tests/data/tf_composite.json) and by flowjit (test_recorded.py, in every mode).
+
+Each case is `fn(tf)`: it gets the `tf` module to run on, builds its inputs inside (so a
+`tf.function` of it traces them) and returns a nest of tensors and composites. A case that
+creates Variables is `fn(tf, stage)` instead (`STAGED`): it passes its steps through `stage`
+(identity eagerly, `tf.function` in the other modes). `xla=False` marks a case whose result
+size depends on values (XLA compiles static shapes only).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+CASES: dict = {}
+NO_XLA: set = set()
+STAGED: set = set()
+
+
+def case(xla=True, staged=False):
+    def mark(fn):
+        CASES[fn.__name__] = fn
+        if not xla:
+            NO_XLA.add(fn.__name__)
+        if staged:
+            STAGED.add(fn.__name__)
+        return fn
+    return mark
+
+
+def _f32(a):
+    return np.asarray(a, np.float32)
+
+
+P = _f32(np.arange(12).reshape(4, 3) / 4 - 1)          # params of the gathers
+W = _f32((np.arange(24).reshape(4, 2, 3) % 7 + 1) / 4)  # upstream weights
+
+
+# --- IndexedSlices ----------------------------------------------------------------------------
+@case()
+def slices_gather_grad(tf):
+    p = tf.constant(P)
+    ix = tf.constant([[3, 0], [3, 3], [1, 0], [2, 3]])
+    with tf.GradientTape() as tape:
+        tape.watch(p)
+        y = tf.reduce_sum(tf.gather(p, ix) * tf.constant(W[:, :2]))
+    return tape.gradient(y, p)
+
+
+@case()
+def slices_two_gathers(tf):
+    p = tf.constant(P)
+    with tf.GradientTape() as tape:
+        tape.watch(p)
+        y = tf.reduce_sum(tf.gather(p, [2, 2, 0]) * 3.0) + tf.reduce_sum(tf.gather(p, [1]))
+    return tape.gradient(y, p)
+
+
+@case(staged=True)
+def slices_gather_and_dense(tf, stage):
+    v = tf.Variable(P)
+
+    def grad():
+        with tf.GradientTape() as tape:
+            y = tf.reduce_sum(tf.gather(v, [3, 3]) * 2.0) + tf.reduce_sum(v * v)
+        return tape.gradient(y, v)
+    return stage(grad)()
+
+
+@case(staged=True)
+def slices_variable(tf, stage):
+    v = tf.Variable(P)
+
+    def grad():
+        with tf.GradientTape() as tape:
+            y = tf.reduce_sum(tf.square(tf.gather(v, [0, 2, 0])))
+        return tape.gradient(y, v)
+    return stage(grad)()
+
+
+@case(staged=True)
+def slices_embedding_lookup(tf, stage):
+    table = tf.Variable(P)
+
+    def grad():
+        with tf.GradientTape() as tape:
+            rows = tf.nn.embedding_lookup(table, tf.constant([[1, 0], [1, 1]]))
+            y = tf.reduce_sum(rows * tf.constant(W[:2, :2]))
+        return tape.gradient(y, table)
+    return stage(grad)()
+
+
+@case()
+def slices_cast(tf):
+    s = tf.cast(_slices(tf), tf.float64)
+    return s, tf.cast(_sp(tf), tf.int32), tf.cast(_rt(tf), tf.int64)
+
+
+def _slices(tf):
+    return tf.IndexedSlices(tf.constant(_f32([[3, 4, 0], [1, 2, 2], [-3, -4, 0]])),
+                            tf.constant([2, 0, 2]), tf.constant([4, 3]))
+
+
+@case()
+def slices_dense(tf):
+    s = _slices(tf)
+    return tf.convert_to_tensor(s), tf.add_n([s, s]), tf.add_n([s, tf.ones([4, 3])]), \
+        tf.multiply(s, 2.0), -s
+
+
+@case()
+def slices_norms(tf):
+    s = _slices(tf)
+    dense = tf.constant(_f32([1, 2]))
+    clipped, norm = tf.clip_by_global_norm([s, dense, None], 2.0)
+    return tf.linalg.global_norm([s, dense]), norm, clipped[0], clipped[1], \
+        tf.clip_by_norm(s, 4.0), tf.clip_by_norm(s, 4.0, axes=[1])
+
+
+@case()
+def slices_function_output(tf):
+    @tf.function
+    def grad(p):
+        with tf.GradientTape() as tape:
+            tape.watch(p)
+            y = tf.reduce_sum(tf.gather(p, [1, 1, 3]) * 2.0)
+        return tape.gradient(y, p)
+    return grad(tf.constant(P))
+
+
+def _train(tf, stage, make_optimizer, clip):
+    """Three steps of an embedding model whose ids repeat, its gradients clipped by global
+    norm: the losses and the final variables."""
+    emb = tf.Variable(_f32(np.arange(20).reshape(5, 4) / 10 - 1))
+    w = tf.Variable(_f32(np.arange(8).reshape(4, 2) / 8 - 0.5))
+    ids = tf.constant([1, 3, 1, 1, 0])
+    target = tf.constant(_f32(np.arange(10).reshape(5, 2) / 5))
+    opt = make_optimizer()
+
+    def step():
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_sum(tf.square(tf.matmul(tf.gather(emb, ids), w) - target))
+        grads = tape.gradient(loss, [emb, w])
+        if clip:
+            grads, _ = tf.clip_by_global_norm(grads, clip)
+        opt.apply_gradients(zip(grads, [emb, w]))
+        return loss
+    step = stage(step)
+    losses = [step() for _ in range(3)]
+    return tf.stack(losses), tf.convert_to_tensor(emb), tf.convert_to_tensor(w)
+
+
+@case(staged=True)
+def train_sgd_clipped(tf, stage):
+    return _train(tf, stage, lambda: tf.keras.optimizers.SGD(0.1), 1.0)
+
+
+@case(staged=True)
+def train_sgd_momentum_clipped(tf, stage):
+    return _train(tf, stage, lambda: tf.keras.optimizers.SGD(0.1, momentum=0.9), 1.0)
+
+
+@case(staged=True)
+def train_adam_clipped(tf, stage):
+    return _train(tf, stage, lambda: tf.keras.optimizers.Adam(0.05), 1.0)
+
+
+@case(staged=True)
+def train_adam(tf, stage):
+    return _train(tf, stage, lambda: tf.keras.optimizers.Adam(0.05), None)
+
+
+# --- SparseTensor -----------------------------------------------------------------------------
+def _sp(tf):
+    """A 3x4 SparseTensor in canonical order, a row without entries."""
+    return tf.sparse.SparseTensor([[0, 1], [0, 3], [2, 0], [2, 2]],
+                                  tf.constant(_f32([1.5, -2, 3, 0.25])), [3, 4])
+
+
+def _sp_unordered(tf):
+    return tf.sparse.SparseTensor([[2, 3], [0, 1], [1, 0], [0, 0]],
+                                  tf.constant(_f32([4, 5, -6, 7])), [3, 4])
+
+
+@case()
+def sparse_to_dense(tf):
+    st = _sp(tf)
+    return tf.sparse.to_dense(st), tf.sparse.to_dense(st, default_value=-1.0), \
+        tf.sparse.to_dense(tf.sparse.reorder(_sp_unordered(tf)))
+
+
+@case(xla=False)
+def sparse_from_dense(tf):
+    d = tf.constant(_f32([[0, 1, 0], [np.nan, 0, -2], [0, 0, 0], [np.inf, 0, 3]]))
+    return tf.sparse.from_dense(d), tf.sparse.from_dense(tf.constant([[True, False]]))
+
+
+@case()
+def sparse_matmul(tf):
+    b = tf.constant(_f32(np.arange(8).reshape(4, 2) - 3))
+    st = _sp(tf)
+    return tf.sparse.sparse_dense_matmul(st, b), \
+        tf.sparse.sparse_dense_matmul(st, tf.transpose(b), adjoint_b=True), \
+        tf.sparse.sparse_dense_matmul(tf.constant(_f32(np.ones([2, 3]))), st)
+
+
+@case()
+def sparse_reductions(tf):
+    st = _sp(tf)
+    return tf.sparse.reduce_sum(st), tf.sparse.reduce_sum(st, axis=1), \
+        tf.sparse.reduce_sum(st, axis=0, keepdims=True), tf.sparse.reduce_sum(st, axis=-1), \
+        tf.sparse.reduce_max(st, axis=1), tf.sparse.reduce_max(st)
+
+
+@case()
+def sparse_add_dense(tf):
+    return tf.sparse.add(_sp(tf), tf.constant(_f32(np.ones([3, 4])))), \
+        tf.sparse.add(tf.constant(_f32(np.ones([3, 4]))), _sp(tf))
+
+
+@case(xla=False)
+def sparse_add_sparse(tf):
+    return tf.sparse.add(_sp(tf), tf.sparse.reorder(_sp_unordered(tf)))
+
+
+@case()
+def sparse_reorder_transpose(tf):
+    st = _sp_unordered(tf)
+    return tf.sparse.reorder(st), tf.sparse.transpose(st), \
+        tf.sparse.transpose(tf.sparse.reorder(st), [1, 0])
+
+
+@case()
+def sparse_reshape_expand(tf):
+    st = _sp(tf)
+    return tf.sparse.reshape(st, [2, 6]), tf.sparse.reshape(st, [-1, 2]), \
+        tf.sparse.expand_dims(st, 0), tf.sparse.expand_dims(st, -1)
+
+
+@case(xla=False)
+def sparse_slice_retain(tf):
+    st = _sp(tf)
+    return tf.sparse.slice(st, [0, 1], [3, 2]), tf.sparse.slice(st, [1, 0], [5, 5]), \
+        tf.sparse.retain(st, tf.constant([True, False, False, True]))
+
+
+@case()
+def sparse_concat(tf):
+    a, b = _sp(tf), tf.sparse.reorder(_sp_unordered(tf))
+    return tf.sparse.concat(0, [a, b]), tf.sparse.concat(1, [a, b]), \
+        tf.sparse.concat(-1, [a, b], expand_nonconcat_dims=False)
+
+
+@case(xla=False)
+def sparse_fill_empty_rows(tf):
+    st = tf.sparse.SparseTensor([[0, 1], [2, 0], [2, 2]], tf.constant(_f32([1, 2, 3])),
+                                [4, 3])
+    return tf.sparse.fill_empty_rows(st, -1.0)
+
+
+@case(xla=False)
+def sparse_to_indicator(tf):
+    ids = tf.sparse.SparseTensor([[0, 0], [0, 1], [1, 0], [2, 1]],
+                                 tf.constant([3, 0, 3, 1], tf.int64), [3, 2])
+    return tf.sparse.to_indicator(ids, 4)
+
+
+@case()
+def sparse_gradients(tf):
+    values = tf.constant(_f32([1.5, -2, 3, 0.25]))
+    b = tf.constant(_f32(np.arange(8).reshape(4, 2) - 3))
+    with tf.GradientTape(persistent=True) as tape:
+        tape.watch([values, b])
+        st = tf.sparse.SparseTensor([[0, 1], [0, 3], [2, 0], [2, 2]], values, [3, 4])
+        dense = tf.sparse.to_dense(st)
+        y1 = tf.reduce_sum(dense * tf.constant(_f32(np.arange(12).reshape(3, 4))))
+        y2 = tf.reduce_sum(tf.sparse.sparse_dense_matmul(st, b) * tf.constant(
+            _f32([[1, 2], [3, 4], [5, 6]])))
+    return tape.gradient(y1, values), tape.gradient(y2, values), tape.gradient(y2, b)
+
+
+@case()
+def sparse_elementwise(tf):
+    st = _sp(tf)
+    dense = tf.constant(_f32(np.arange(12).reshape(3, 4) - 5))
+    return st * dense, st * tf.constant(_f32([1, 2, 3, 4])), st / 2.0, \
+        tf.sparse.map_values(tf.square, st), tf.sparse.map_values(tf.add, st, st)
+
+
+@case(xla=False)
+def sparse_segments(tf):
+    data = tf.constant(_f32(np.arange(12).reshape(4, 3) - 4))
+    ix, ids = tf.constant([0, 2, 2, 3]), tf.constant([0, 0, 2, 2])
+    return tf.sparse.segment_sum(data, ix, ids), tf.sparse.segment_mean(data, ix, ids), \
+        tf.sparse.segment_sqrt_n(data, ix, ids), \
+        tf.sparse.segment_sum(data, ix, tf.constant([0, 0, 3, 3]), num_segments=5), \
+        tf.sparse.segment_mean(data, ix, tf.constant([0, 1, 1, 3]), num_segments=5)
+
+
+@case(xla=False)
+def sparse_from_dense_gradient(tf):
+    d = tf.constant(_f32([[0, 1, 0], [2, 0, -2]]))
+    with tf.GradientTape() as tape:
+        tape.watch(d)
+        st = tf.sparse.from_dense(d)
+        y = tf.reduce_sum(st.values * tf.constant(_f32([1, 2, 3])))
+    return tape.gradient(y, d)
+
+
+@case()
+def sparse_function_argument(tf):
+    @tf.function
+    def f(st):
+        return tf.sparse.reduce_sum(st, axis=1), tf.sparse.transpose(st)
+    return f(_sp(tf))
+
+
+# --- RaggedTensor -----------------------------------------------------------------------------
+def _rt(tf):
+    return tf.ragged.constant([[1.0, 2.0, 3.0], [], [4.0, 5.0]])
+
+
+@case()
+def ragged_basics(tf):
+    rt = _rt(tf)
+    return rt, rt.row_lengths(), rt.row_splits, rt.flat_values, rt.values, rt.nrows(), \
+        rt.bounding_shape()
+
+
+@case(xla=False)
+def ragged_to_tensor(tf):
+    rt = _rt(tf)
+    return rt.to_tensor(), rt.to_tensor(default_value=-1.0), rt.to_tensor(shape=[2, 2]), \
+        rt.to_tensor(shape=[4, 5]), rt.to_tensor(shape=[None, 2])
+
+
+@case()
+def ragged_to_tensor_static(tf):
+    rt = _rt(tf)
+    return rt.to_tensor(shape=[2, 2]), rt.to_tensor(default_value=-1.0, shape=[4, 5]), \
+        tf.reduce_sum(rt, axis=1), tf.reduce_mean(rt, axis=1), tf.reduce_max(rt, axis=1), \
+        tf.reduce_sum(rt)
+
+
+@case()
+def ragged_factories(tf):
+    v = tf.constant(_f32([1, 2, 3, 4, 5]))
+    R = tf.RaggedTensor
+    return R.from_row_lengths(v, [2, 0, 3]), R.from_row_splits(v, [0, 1, 1, 5]), \
+        R.from_value_rowids(v, [0, 0, 2, 2, 2], nrows=4), \
+        R.from_value_rowids(v, [0, 1, 1, 1, 3])
+
+
+@case(xla=False)
+def ragged_from_tensor(tf):
+    t = tf.constant(_f32([[1, 2, 0], [0, 0, 0], [3, 0, 4]]))
+    R = tf.RaggedTensor
+    return R.from_tensor(t), R.from_tensor(t, lengths=[1, 0, 3]), R.from_tensor(t, padding=0.0)
+
+
+@case(xla=False)
+def ragged_nested(tf):
+    rt = tf.ragged.constant([[[1, 2], [3]], [], [[4], [5, 6, 7]]])
+    return rt, rt.to_tensor(), rt.flat_values, rt.nested_row_splits
+
+
+@case(xla=False)
+def ragged_getitem(tf):
+    rt = _rt(tf)
+    return rt[0], rt[2], rt[-1], rt[1:], rt[::2], rt[0, 1], rt[2, -1]
+
+
+@case()
+def ragged_elementwise(tf):
+    rt = _rt(tf)
+    return rt + rt, rt * 2.0, 1.0 - rt, rt / rt, -rt, \
+        tf.ragged.map_flat_values(tf.math.exp, rt), tf.ragged.map_flat_values(tf.square, rt)
+
+
+@case(xla=False)
+def ragged_reductions(tf):
+    rt = _rt(tf)
+    return tf.reduce_sum(rt, axis=1), tf.reduce_mean(rt, axis=1), tf.reduce_max(rt, axis=1), \
+        tf.reduce_sum(rt, axis=0), tf.reduce_sum(rt), tf.reduce_max(rt, axis=0), \
+        tf.reduce_mean(rt, axis=0)
+
+
+@case(xla=False)
+def ragged_strings_split(tf):
+    return tf.strings.split(tf.constant(["a bc d", "", "e"])), \
+        tf.strings.split(tf.constant(["a,b,,c", "d"]), sep=",")
+
+
+@case()
+def ragged_gradient(tf):
+    flat = tf.constant(_f32([1, 2, 3, 4, 5]))
+    with tf.GradientTape() as tape:
+        tape.watch(flat)
+        rt = tf.RaggedTensor.from_row_lengths(flat, [3, 0, 2])
+        dense = (rt * rt).to_tensor(shape=[3, 3])
+        y = tf.reduce_sum(dense * tf.constant(_f32([[1, 2, 3], [4, 5, 6], [7, 8, 9]]))) + \
+            tf.reduce_sum(tf.reduce_sum(rt, axis=1) * tf.constant(_f32([1, 10, 100])))
+    return tape.gradient(y, flat)
+
+
+@case()
+def ragged_function_argument(tf):
+    @tf.function
+    def f(rt):
+        return rt * 2.0, tf.reduce_sum(rt, axis=1)
+    return f(_rt(tf))
+
+
+def encode(value):
+    """A result as JSON: tensors as {dtype, shape, value}; composites by their components;
+    shapes as lists; Python values as they are."""
+    name = type(value).__name__
+    if name in ("IndexedSlices", "SparseTensor"):
+        kind = "slices" if name == "IndexedSlices" else "sparse"
+        return {kind: [encode(value.values), encode(value.indices),
+                       encode(value.dense_shape)]}
+    if name == "RaggedTensor":
+        return {"ragged": [encode(value.flat_values),
+                           [encode(s) for s in value.nested_row_splits]]}
+    if name == "TensorShape":
+        return {"shape": None if value.rank is None else value.as_list()}
+    if isinstance(value, (list, tuple)):
+        return [encode(v) for v in value]
+    if hasattr(value, "numpy") and hasattr(value, "dtype"):
+        a = value.numpy()
+        if a.dtype.kind in "SO":
+            v = np.vectorize(lambda b: b.decode(), otypes=[object])(a).tolist() if a.size \
+                else a.tolist()
+        else:
+            v = a.tolist()
+        return {"dtype": value.dtype.name, "shape": list(a.shape), "value": v}
+    return value

@@ -1,0 +1,74 @@
+"""TF-oracle cases for the tf.nn, tf.image and tf.strings names of the breadth work (format:
+tests/oracle/spec.py): convolutions of every rank with strides, dilations, both paddings and
+channel counts that differ in and out, their transposes, pools, and the error cases."""
+from oracle.spec import T, case
+
+
+def ramp(shape, scale=0.25, mod=11, dtype="float32"):
+    """A tensor of `shape` with values ((3 i) mod `mod` - mod // 2) * scale: signed, zeros and
+    repeats included, no two neighbours equal."""
+    n = 1
+    for d in shape:
+        n *= d
+    flat = [((3 * i) % mod - mod // 2) * scale for i in range(n)]
+
+    def build(dims, start):
+        if not dims:
+            return flat[start]
+        step = n_of(dims[1:])
+        return [build(dims[1:], start + i * step) for i in range(dims[0])]
+    return T(build(list(shape), 0), dtype)
+
+
+def n_of(dims):
+    n = 1
+    for d in dims:
+        n *= d
+    return n
+
+
+X3 = ramp([1, 4, 4, 3, 2])
+F3 = ramp([2, 2, 2, 2, 3], 0.5, 7)
+X2 = ramp([2, 5, 5, 2])
+F2 = ramp([2, 2, 2, 3], 0.5, 7)
+X1 = ramp([2, 5, 2])
+F1 = ramp([3, 2, 3], 0.5, 7)
+
+CASES = [
+    case("nn.conv3d", X3, F3, [1, 2, 1, 2, 1], "SAME", grad=(0, 1)),
+    case("nn.conv3d", X3, F3, [1, 1, 2, 1, 1], "VALID", grad=(0, 1)),
+    case("nn.conv3d", ramp([1, 1, 4, 3, 2]), F3, [1, 1, 1, 1, 1], "VALID"),
+    case("nn.conv3d_transpose", ramp([1, 2, 4, 2, 3]), F3, [1, 4, 4, 3, 2],
+         [1, 2, 1, 2, 1], "SAME", grad=(0, 1)),
+    case("nn.conv3d_transpose", ramp([1, 3, 3, 2, 3]), F3, [1, 4, 4, 3, 2],
+         [1, 1, 1, 1, 1], "VALID", grad=(0, 1)),
+    case("nn.conv3d_transpose", ramp([1, 2, 3, 2, 3]), F3, [1, 5, 4, 3, 2],
+         [1, 2, 1, 1, 1], "VALID", grad=(0, 1)),
+    case("nn.conv1d_transpose", ramp([1, 3, 3]), F1, [1, 6, 2], 2, grad=(0, 1)),
+    case("nn.conv1d_transpose", ramp([1, 3, 3]), F1, [1, 7, 2], 2, "VALID", grad=(0, 1)),
+    case("nn.convolution", X1, F1, padding="SAME", grad=(0, 1)),
+    case("nn.convolution", X1, F1, strides=2, dilations=None, padding="VALID"),
+    case("nn.convolution", X2, F2, padding="SAME", dilations=2, grad=(0, 1)),
+    case("nn.convolution", X2, F2, strides=[2, 1]),
+    case("nn.convolution", X3, F3, strides=[2, 1, 2], padding="SAME", data_format="NDHWC",
+         grad=(0, 1)),
+    case("nn.conv_transpose", ramp([2, 3, 3, 3]), F2, [2, 5, 5, 2], 2, grad=(0, 1)),
+    case("nn.conv_transpose", ramp([1, 3, 3]), F1, [1, 6, 2], [2], grad=(0, 1)),
+    case("nn.atrous_conv2d", X2, F2, 2, "SAME", grad=(0, 1)),
+    case("nn.atrous_conv2d", X2, F2, 2, "VALID"),
+    case("nn.atrous_conv2d", X2, F2, 0, "VALID"),
+    case("nn.atrous_conv2d_transpose", ramp([2, 5, 5, 3]), F2, [2, 5, 5, 2], 2, "SAME",
+         grad=(0, 1)),
+    case("nn.atrous_conv2d_transpose", ramp([2, 3, 3, 3]), F2, [2, 5, 5, 2], 2, "VALID",
+         grad=(0, 1)),
+    case("nn.separable_conv2d", X2, ramp([2, 2, 2, 2], 0.5, 5), ramp([1, 1, 4, 3], 0.5, 7),
+         [1, 1, 1, 1], "SAME", grad=(0, 1, 2)),
+    case("nn.separable_conv2d", X2, ramp([3, 3, 2, 1], 0.5, 5), ramp([1, 1, 2, 3], 0.5, 7),
+         [1, 1, 1, 1], "VALID", dilations=[2, 2], grad=(0, 1, 2)),
+    case("nn.separable_conv2d", X2, ramp([2, 2, 2, 2]), ramp([2, 1, 4, 3]), [1, 1, 1, 1],
+         "SAME"),
+    case("nn.pool", X2, [2, 2], "MAX", strides=[2, 2], padding="SAME", grad=(0,)),
+    case("nn.pool", X1, [3], "AVG", padding="SAME", grad=(0,)),
+    case("nn.pool", X3, [2, 2, 2], "AVG", strides=[1, 2, 2], grad=(0,)),
+    case("nn.pool", X2, [2, 2], "MIN"),
+]

@@ -72,3 +72,16 @@ CASES = [
     case("nn.pool", X3, [2, 2, 2], "AVG", strides=[1, 2, 2], grad=(0,)),
     case("nn.pool", X2, [2, 2], "MIN"),
 ]
+
+CTC_LOGITS = ramp([2, 5, 4], 0.5, 13)
+FAST = ("eager", "graph")   # each XLA compile of the CTC loop and its gradient takes seconds
+CASES += [
+    case("nn.ctc_loss", T([[1, 2, 2], [3, 1, 0]], "int32"), CTC_LOGITS, T([3, 1], "int32"),
+         T([5, 4], "int32"), logits_time_major=False, grad=(1,)),
+    case("nn.ctc_loss", T([[1, 2, 2], [3, 1, 0]], "int64"), ramp([5, 2, 4], 0.5, 13),
+         T([3, 2], "int64"), T([5, 3], "int64"), grad=(1,), modes=FAST),
+    case("nn.ctc_loss", T([[0, 1, 1], [2, 0, 0]], "int32"), CTC_LOGITS, T([3, 0], "int32"),
+         T([5, 0], "int32"), logits_time_major=False, blank_index=3, grad=(1,), modes=FAST),
+    case("nn.ctc_loss", T([[1, 1], [2, 2]], "int32"), CTC_LOGITS, T([2, 1], "int32"),
+         T([5, 4], "int32"), logits_time_major=False, blank_index=-4, grad=(1,)),
+]

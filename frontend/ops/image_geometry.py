@@ -4,9 +4,13 @@ batches [n, h, w, c]; the crop and pad boxes are Python ints (or constant tensor
 against the static height and width as TF checks them."""
 from __future__ import annotations
 
+import numpy as np
+
+from ...ir import errors
 from ..eager.dispatch import convert_to_tensor
 from ..export import tf_export
 from . import array as A
+from .image import resize
 from .linalg import _index
 
 
@@ -150,3 +154,66 @@ def central_crop(image, central_fraction):
     top = int((h - h * fraction) / 2)
     left = int((w - w * fraction) / 2)
     return x[..., top:h - top, left:w - left, :]
+
+
+@tf_export("image.resize_with_pad")
+def resize_with_pad(image, target_height, target_width, method="bilinear", antialias=False):
+    """Resize keeping the aspect ratio so the image fits the target, then zero-pad it
+    (centered) to the target size. The sizes follow TF's float32 arithmetic."""
+    x = _image(image, "resize_with_pad")
+    h, w = _height_width(x, "resize_with_pad")
+    th, tw = _int(target_height, "target_height"), _int(target_width, "target_width")
+    if tw <= 0:
+        raise ValueError("target_width must be > 0.")
+    if th <= 0:
+        raise ValueError("target_height must be > 0.")
+    f32 = np.float32
+    ratio = max(f32(w) / f32(tw), f32(h) / f32(th))
+    rh, rw = f32(h) / ratio, f32(w) / ratio
+    top = max(0, int(np.floor((f32(th) - rh) / f32(2))))
+    left = max(0, int(np.floor((f32(tw) - rw) / f32(2))))
+    resized = resize(x, [int(np.floor(rh)), int(np.floor(rw))], method=method,
+                     antialias=antialias)
+    return pad_to_bounding_box(resized, top, left, th, tw)
+
+
+def _window_list(value, what):
+    values = [_int(v, what) for v in value]
+    if len(values) != 4 or values[0] != 1 or values[3] != 1:
+        raise errors.InvalidArgumentError(
+            None, "extract_patches", f"{what} must be a list of 4 ints [1, row, col, 1], got "
+                                     f"{values}")
+    if min(values) < 1:
+        raise errors.InvalidArgumentError(None, "extract_patches",
+                                          f"{what} must be positive, got {values}")
+    return values[1:3]
+
+
+def _patch_geometry(size, k, stride, rate, padding):
+    """(output count, padding before, padding after) along one axis of extract_patches."""
+    span = (k - 1) * rate + 1
+    if padding == "VALID":
+        return max((size - span) // stride + 1, 0), 0, 0
+    out = -(-size // stride)
+    total = max((out - 1) * stride + span - size, 0)
+    return out, total // 2, total - total // 2
+
+
+@tf_export("image.extract_patches")
+def extract_patches(images, sizes, strides, rates, padding, name=None):
+    """Every [rows, cols] patch of the [batch, h, w, depth] images (taps `rates` apart,
+    patches `strides` apart) flattened in row, column, depth order into the last dim."""
+    x = convert_to_tensor(images)
+    if x.shape.rank != 4:
+        raise ValueError(f"Shape must be rank 4 but is rank {x.shape.rank}")
+    h, w = _height_width(x, "extract_patches")
+    (kr, kc), (sr, sc), (rr, rc) = (_window_list(v, n) for v, n in (
+        (sizes, "ksizes"), (strides, "strides"), (rates, "rates")))
+    if padding not in ("SAME", "VALID"):
+        raise ValueError(f"padding must be 'SAME' or 'VALID', got {padding!r}")
+    rows, top, bottom = _patch_geometry(h, kr, sr, rr, padding)
+    cols, left, right = _patch_geometry(w, kc, sc, rc, padding)
+    xp = A.pad(x, [[0, 0], [top, bottom], [left, right], [0, 0]])
+    taps = [xp[:, i * rr:i * rr + (rows - 1) * sr + 1:sr, j * rc:j * rc + (cols - 1) * sc + 1:sc]
+            for i in range(kr) for j in range(kc)]
+    return A.concat(taps, -1)

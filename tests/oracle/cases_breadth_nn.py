@@ -85,3 +85,35 @@ CASES += [
     case("nn.ctc_loss", T([[1, 1], [2, 2]], "int32"), CTC_LOGITS, T([2, 1], "int32"),
          T([5, 4], "int32"), logits_time_major=False, blank_index=-4, grad=(1,)),
 ]
+
+IMG = ramp([1, 5, 4, 2], 0.5, 9)
+A8 = ramp([2, 8, 8, 2], 0.125, 17)
+B8 = ramp([2, 8, 8, 2], 0.0625, 23)
+CASES += [
+    case("image.extract_patches", IMG, [1, 2, 3, 1], [1, 2, 1, 1], [1, 1, 1, 1], "VALID",
+         grad=(0,)),
+    case("image.extract_patches", IMG, [1, 2, 2, 1], [1, 2, 3, 1], [1, 2, 1, 1], "SAME",
+         grad=(0,)),
+    case("image.extract_patches", ramp([2, 3, 3, 1], 1, 7, "int32"), [1, 2, 2, 1],
+         [1, 1, 1, 1], [1, 1, 1, 1], "SAME"),
+    case("image.extract_patches", IMG, [1, 6, 1, 1], [1, 1, 1, 1], [1, 1, 1, 1], "VALID"),
+    case("image.resize_with_pad", ramp([4, 6, 1]), 6, 6, grad=(0,)),
+    case("image.resize_with_pad", ramp([2, 5, 3, 2]), 8, 5, grad=(0,)),
+    case("image.resize_with_pad", ramp([5, 3, 1], 1, 7, "int32"), 4, 7, method="nearest"),
+    case("image.resize_with_pad", ramp([4, 6, 1]), 0, 6),
+    case("image.ssim", A8, B8, 2.0, filter_size=3, filter_sigma=1.0, grad=(0, 1)),
+    case("image.ssim", A8, A8, 1.0, filter_size=5),
+    case("image.ssim", ramp([8, 8, 2], 0.125, 17), ramp([8, 8, 2]), 4.0,
+         filter_size=3, return_index_map=True, grad=(0,)),
+    case("image.ssim", T([[[[(37 * r + 11 * c) % 256] for c in range(6)] for r in range(6)]],
+                         "uint8"),
+         T([[[[(29 * r + 53 * c + 7) % 256] for c in range(6)] for r in range(6)]], "uint8"),
+         255, filter_size=3),
+    case("image.ssim", A8, B8, 1.0),
+    case("image.ssim_multiscale", ramp([1, 12, 12, 2], 0.125, 17),
+         ramp([1, 12, 12, 2], 0.1, 17), 2.0, power_factors=(0.5, 0.3, 0.2), filter_size=3,
+         grad=(0, 1)),
+    case("image.ssim_multiscale", ramp([2, 13, 11, 1], 0.125, 17),
+         ramp([2, 13, 11, 1], 0.0625, 23), 1.0, power_factors=(0.6, 0.4), filter_size=3,
+         grad=(0,)),
+]

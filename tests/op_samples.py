@@ -961,6 +961,16 @@ add("substr", lambda x, p: tf.strings.substr(x, p, 2), words((3,)), const(0, I32
 add("reduce_join", lambda x: tf.strings.reduce_join(x, axis=1, separator=","), words((2, 3)),
     static="rank", **_NO_XLA)
 add("reduce_join", lambda x: tf.strings.reduce_join(x), words((2, 2)), **_NO_XLA)
+add("regex_replace", lambda x: tf.strings.regex_replace(x, r"([a-z])(\d)?", r"<\2\1>"),
+    words((2, 3)), **_NO_XLA)
+add("string_to_hash_bucket_fast", lambda x: tf.strings.to_hash_bucket_fast(x, 1000),
+    words((3, 2)), **_NO_XLA)
+add("string_to_hash_bucket_strong", lambda x: tf.strings.to_hash_bucket_strong(x, 7, [3, 9]),
+    words((4,)), **_NO_XLA)
+add("string_to_hash_bucket", lambda x: tf.strings.to_hash_bucket(x, 5), words((4,)),
+    **_NO_XLA)
+add("unicode_split", lambda x: tf.strings.unicode_split(x, "UTF-8"), words(()),
+    static="rank", **_NO_XLA)
 
 
 # --- complex numbers ----------------------------------------------------------------------------

@@ -117,3 +117,35 @@ CASES += [
          ramp([2, 13, 11, 1], 0.0625, 23), 1.0, power_factors=(0.6, 0.4), filter_size=3,
          grad=(0,)),
 ]
+
+TEXT = T(["", "a", "hello world", "abcdefgh", "abcdefghijklmnopq", "x" * 33, "y" * 70,
+          "z" * 129, "h\u00e9llo \u20ac"], "string")
+NO_XLA = ("eager", "graph")   # XLA has no string type
+CASES += [case(*args, modes=NO_XLA, **kwargs) for args, kwargs in [
+    (("strings.to_hash_bucket_fast", TEXT, 2 ** 62), {}),
+    (("strings.to_hash_bucket_fast", T([["a", "b"], ["c", ""]], "string"), 3), {}),
+    (("strings.to_hash_bucket_fast", TEXT, 0), {}),
+    (("strings.to_hash_bucket_strong", TEXT, 2 ** 62, [1, 2]), {}),
+    (("strings.to_hash_bucket_strong", TEXT, 10, [2 ** 63 - 1, 0]), {}),
+    (("strings.to_hash_bucket_strong", TEXT, 10, [1]), {}),
+    (("strings.to_hash_bucket", TEXT, 2 ** 62), {}),
+    (("strings.regex_replace", T(["abxd", "aaa", "h\u00e9\u00e9", ""], "string"), "x*", "-"),
+     {}),
+    (("strings.regex_replace", T(["abxd", "aaa"], "string"), "(a)(b)?", "<\\2\\1\\\\>"), {}),
+    (("strings.regex_replace", T(["abxd", "aaa"], "string"), "(a)", "\\2"), {}),
+    (("strings.regex_replace", T(["abxd", "aaa"], "string"), "(a)", "y\\q"), {}),
+    (("strings.regex_replace", T(["abxd", "aaa"], "string"), "(a", "x"), {}),
+    (("strings.regex_replace", T([["abxd"], ["aaa"]], "string"), "a", "x"),
+     {"replace_global": False}),
+    (("strings.ngrams", T([["a", "b", "c"], ["d", "e", "f"]], "string"), 2), {}),
+    (("strings.ngrams", T([["a", "b", "c"], ["d", "e", "f"]], "string"), (1, 3)),
+     {"separator": "|", "pad_values": ("<", ">")}),
+    (("strings.ngrams", T([["a", "b"]], "string"), 4),
+     {"pad_values": "#", "padding_width": 1, "preserve_short_sequences": True}),
+    (("strings.ngrams", T([["a", "b"]], "string"), 4), {}),
+    (("strings.ngrams", T([["a", "b"]], "string"), 4), {"preserve_short_sequences": True}),
+    (("strings.ngrams", T(["a", "b", "c"], "string"), 2),
+     {"pad_values": "#", "padding_width": 5}),
+    (("strings.unicode_split", T("h\u00e9llo\u20ac", "string"), "UTF-8"), {}),
+    (("strings.unicode_split", T("", "string"), "UTF-8"), {}),
+]]

@@ -149,3 +149,29 @@ CASES += [case(*args, modes=NO_XLA, **kwargs) for args, kwargs in [
     (("strings.unicode_split", T("h\u00e9llo\u20ac", "string"), "UTF-8"), {}),
     (("strings.unicode_split", T("", "string"), "UTF-8"), {}),
 ]]
+
+RGB = T([[[0.0, 0.5, 1.0], [1.0, 1.0, 1.0]], [[0.2, -0.1, 0.7], [0.0, 0.0, 0.0]]])
+SIGNAL = ramp([2, 16], 0.25, 13)
+CASES += [
+    case("image.rgb_to_yiq", RGB, grad=(0,)),
+    case("image.yiq_to_rgb", RGB, grad=(0,)),
+    case("image.rgb_to_yiq", T([[1.0, 2.0]])),
+    case("nn.batch_norm_with_global_normalization", X2, T([0.5, -1]), T([1, 0.25]),
+         T([0.1, 0.2]), T([2, -1]), 0.001, True, grad=(0, 1, 2, 3, 4)),
+    case("nn.batch_norm_with_global_normalization", X2, T([0.5, -1]), T([1, 0.25]),
+         T([0.1, 0.2]), T([2, -1]), 0.001, False, grad=(0, 1, 2, 3)),
+    case("nn.local_response_normalization", ramp([2, 2, 3, 7]), grad=(0,)),
+    case("nn.local_response_normalization", ramp([1, 2, 2, 5]), 1, 0.5, 2.0, 0.75,
+         grad=(0,)),
+    case("nn.lrn", ramp([1, 2, 2, 3], dtype="float16"), 2, 1.0, 0.5, 0.5),
+    case("nn.lrn", ramp([2, 3])),
+    case("signal.kaiser_bessel_derived_window", 8),
+    case("signal.kaiser_bessel_derived_window", 7, 4.0),
+    case("signal.kaiser_bessel_derived_window", 1),
+    case("signal.mdct", SIGNAL, 8, grad=(0,)),
+    case("signal.mdct", SIGNAL, 4, window_fn=None, pad_end=True, norm="ortho", grad=(0,)),
+    case("signal.mdct", SIGNAL, 6),
+    case("signal.inverse_mdct", ramp([2, 3, 4], 0.25, 13), grad=(0,)),
+    case("signal.inverse_mdct", ramp([3, 2], 0.25, 13, "float64"), window_fn=None,
+         norm="ortho", grad=(0,)),
+]

@@ -175,3 +175,23 @@ CASES += [
     case("signal.inverse_mdct", ramp([3, 2], 0.25, 13, "float64"), window_fn=None,
          norm="ortho", grad=(0,)),
 ]
+
+TIES = T([[[[1, 0], [1, 2], [3, 3]], [[3, -1], [0, 2], [3, "-inf"]], [[2, 2], [2, 2], [0, 5]]]])
+CASES += [
+    case("nn.max_pool_with_argmax", X2, [1, 2, 2, 1], [1, 2, 2, 1], "SAME", grad=(0,)),
+    case("nn.max_pool_with_argmax", X2, 3, 2, "VALID", include_batch_in_index=True,
+         grad=(0,)),
+    case("nn.max_pool_with_argmax", X2, 3, 2, "VALID", output_dtype="int32"),
+    case("nn.max_pool_with_argmax", TIES, 2, 1, "VALID", grad=(0,)),
+    case("nn.max_pool_with_argmax", X2, 2, 2, "SAME", data_format="NCHW"),
+    case("nn.dilation2d", X2, ramp([2, 3, 2], 0.5, 7), [1, 1, 1, 1], "SAME", "NHWC",
+         [1, 1, 1, 1], grad=(0, 1)),
+    case("nn.dilation2d", X2, ramp([2, 2, 2], 0.5, 7), [1, 2, 1, 1], "VALID", "NHWC",
+         [1, 2, 2, 1], grad=(0, 1)),
+    case("nn.dilation2d", TIES, T([[[0, 0], [0, 0]], [[0, 0], [0, 0]]]), [1, 1, 1, 1],
+         "SAME", "NHWC", [1, 1, 1, 1], grad=(0, 1)),
+    case("nn.erosion2d", X2, ramp([2, 3, 2], 0.5, 7), [1, 2, 2, 1], "SAME", "NHWC",
+         [1, 1, 1, 1], grad=(0, 1)),
+    case("nn.erosion2d", TIES, T([[[0, 1]], [[1, 0]]]), [1, 1, 1, 1], "VALID", "NHWC",
+         [1, 1, 2, 1], grad=(0, 1)),
+]

@@ -971,6 +971,15 @@ add("string_to_hash_bucket", lambda x: tf.strings.to_hash_bucket(x, 5), words((4
     **_NO_XLA)
 add("unicode_split", lambda x: tf.strings.unicode_split(x, "UTF-8"), words(()),
     static="rank", **_NO_XLA)
+add("unicode_decode", lambda x: tf.strings.unicode_decode(x, "UTF-8"), words(()),
+    static="rank", **_NO_XLA)
+add("unicode_encode", lambda x: tf.strings.unicode_encode(x, "UTF-16-BE"),
+    Arg(lambda rng: rng.integers(32, 0x2000, (2, 3)).astype(np.int32), np.int32), **_NO_XLA)
+add("unicode_transcode", lambda x: tf.strings.unicode_transcode(x, "UTF-8", "UTF-32-BE"),
+    words((2, 2)), **_NO_XLA)
+add("unsorted_segment_join",
+    lambda x, i: tf.strings.unsorted_segment_join(x, i, 3, separator="+"), words((4, 2)),
+    Arg(lambda rng: rng.integers(0, 3, (4,)).astype(np.int32), np.int32), **_NO_XLA)
 
 
 # --- complex numbers ----------------------------------------------------------------------------

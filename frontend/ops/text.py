@@ -5,10 +5,10 @@ does (TF: a RaggedTensor); ngrams takes dense data, whose rows all give the same
 n-grams (TF's dense case), built from slices joined by `strings.join`."""
 from __future__ import annotations
 
-from ..eager.dispatch import apply
+from ..eager.dispatch import apply, convert_to_tensor
 from ..export import runs, tf_export
 from . import array as A
-from .strings import _string, join
+from .strings import _string, join, length, substr
 
 
 def _text(value, what):
@@ -60,15 +60,9 @@ def unicode_split(input, input_encoding, errors="replace", replacement_char=6553
                   name=None):
     """A scalar's characters as a 1-D tensor of strings (each encoded as the input); a vector
     gives a list with one such tensor per string."""
-    x = _string(input)
-    if x.shape.rank is None or x.shape.rank > 1:
-        raise ValueError(f"strings.unicode_split: flowjit splits a scalar or a vector of "
-                         f"known length (no ragged tensors), got shape {x.shape}")
-    attrs = {"input_encoding": input_encoding, "errors": errors,
-             "replacement_char": int(replacement_char)}
-    if x.shape.rank == 0:
-        return apply("unicode_split", (x,), attrs)
-    return [apply("unicode_split", (s,), attrs) for s in A.unstack(x)]
+    return _per_string("unicode_split", _string(input), {
+        "input_encoding": input_encoding, "errors": errors,
+        "replacement_char": int(replacement_char)})
 
 
 def _pads(pad_values):
@@ -124,3 +118,67 @@ def _padded(x, pad, pads):
     left = A.fill(A.concat([A.shape(x)[:-1], [pad]], 0), pads[0])
     right = A.fill(A.concat([A.shape(x)[:-1], [pad]], 0), pads[1])
     return A.concat([left, x, right], -1)
+
+
+def _per_string(opname, x, attrs):
+    """A scalar's op result, or a list with one per string of a vector (TF: ragged)."""
+    if x.shape.rank is None or x.shape.rank > 1:
+        raise ValueError(f"strings.{opname}: flowjit takes a scalar or a vector of known "
+                         f"length (no ragged tensors), got shape {x.shape}")
+    if x.shape.rank == 0:
+        return apply(opname, (x,), attrs)
+    return [apply(opname, (s,), attrs) for s in A.unstack(x)]
+
+
+@tf_export("strings.unicode_decode")
+@runs("unicode_decode")
+def unicode_decode(input, input_encoding, errors="replace", replacement_char=65533,  # noqa: A002
+                   replace_control_characters=False, name=None):
+    """A scalar's code points as a 1-D int32 tensor; a vector gives a list of them."""
+    return _per_string("unicode_decode", _string(input), {
+        "input_encoding": input_encoding, "errors": errors,
+        "replacement_char": int(replacement_char),
+        "replace_control_characters": bool(replace_control_characters)})
+
+
+@tf_export("strings.unicode_encode")
+@runs("unicode_encode")
+def unicode_encode(input, output_encoding, errors="replace", replacement_char=65533,  # noqa: A002
+                   name=None):
+    """Each row (the last dim) of int32 code points as one string in output_encoding."""
+    return apply("unicode_encode", (convert_to_tensor(input),), {"output_encoding": output_encoding, "errors": errors,
+                                          "replacement_char": int(replacement_char)})
+
+
+@tf_export("strings.unicode_transcode")
+@runs("unicode_transcode")
+def unicode_transcode(input, input_encoding, output_encoding, errors="replace",  # noqa: A002
+                      replacement_char=65533, replace_control_characters=False, name=None):
+    """Each string re-encoded from input_encoding to output_encoding."""
+    return apply("unicode_transcode", (_string(input),), {
+        "input_encoding": input_encoding, "output_encoding": output_encoding,
+        "errors": errors, "replacement_char": int(replacement_char),
+        "replace_control_characters": bool(replace_control_characters)})
+
+
+@tf_export("strings.unsorted_segment_join")
+@runs("unsorted_segment_join")
+def unsorted_segment_join(inputs, segment_ids, num_segments, separator="", name=None):
+    """The strings of each segment joined with `separator`, in input order; empty for a
+    segment no id names."""
+    count = num_segments.numpy() if hasattr(num_segments, "numpy") else num_segments
+    return apply("unsorted_segment_join", (_string(inputs), convert_to_tensor(segment_ids)),
+                 {"num_segments": int(count), "separator": separator})
+
+
+@tf_export("strings.bytes_split")
+def bytes_split(input, name=None):  # noqa: A002
+    """A scalar's bytes as a 1-D tensor of one-byte strings; a vector gives a list."""
+    x = _string(input)
+    if x.shape.rank is None or x.shape.rank > 1:
+        raise ValueError(f"strings.bytes_split: flowjit takes a scalar or a vector of known "
+                         f"length (no ragged tensors), got shape {x.shape}")
+    if x.shape.rank == 1:
+        return [bytes_split(s) for s in A.unstack(x)]
+    positions = A.range(length(x))
+    return substr(A.fill(A.shape(positions), x), positions, 1)

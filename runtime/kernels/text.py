@@ -286,3 +286,80 @@ def unicode_split(x, input_encoding, errors="replace", replacement_char=0xFFFD):
     out = np.empty(len(text), object)
     out[:] = [ch.encode(codec) for ch in text]
     return out
+
+
+# --- unicode_decode / encode / transcode ----------------------------------------------------
+def _is_scalar_value(cp: int) -> bool:
+    return 0 <= cp <= 0x10FFFF and not 0xD800 <= cp <= 0xDFFF
+
+
+def _decode_points(data: bytes, encoding, errors, replacement_char, replace_control, opname):
+    try:
+        text = data.decode(_CODECS[encoding], errors)
+    except UnicodeDecodeError:
+        raise InvalidArgumentError(None, opname, "Invalid formatting on input string") from None
+    points = [ord(ch) for ch in text]
+    if errors == "replace" and replacement_char != 0xFFFD:
+        points = [replacement_char if p == 0xFFFD else p for p in points]
+    if replace_control:
+        points = [replacement_char if p < 0x20 else p for p in points]
+    return points
+
+
+def _encode_points(points, encoding, errors, replacement_char, opname) -> bytes:
+    out = []
+    for p in (int(v) for v in points):
+        if not _is_scalar_value(p):
+            if errors == "strict":
+                raise InvalidArgumentError(None, opname, "Code point is out of range for "
+                                                         "Unicode, or is a surrogate.")
+            if errors == "ignore":
+                continue
+            p = replacement_char
+        out.append(chr(p))
+    return "".join(out).encode(_CODECS[encoding])
+
+
+@kernel("unicode_decode")
+def unicode_decode(x, input_encoding, errors="replace", replacement_char=0xFFFD,
+                   replace_control_characters=False):
+    return np.asarray(_decode_points(np.asarray(x).item(), input_encoding, errors,
+                                     replacement_char, replace_control_characters,
+                                     "unicode_decode"), np.int32)
+
+
+@kernel("unicode_encode")
+def unicode_encode(x, output_encoding, errors="replace", replacement_char=0xFFFD):
+    rows = np.asarray(x)
+    out = np.empty(rows.shape[:-1], object)
+    for index in np.ndindex(out.shape):
+        out[index] = _encode_points(rows[index], output_encoding, errors, replacement_char,
+                                    "unicode_encode")
+    return out
+
+
+@kernel("unicode_transcode")
+def unicode_transcode(x, input_encoding, output_encoding, errors="replace",
+                      replacement_char=0xFFFD, replace_control_characters=False):
+    def transcode(b):
+        points = _decode_points(b, input_encoding, errors, replacement_char,
+                                replace_control_characters, "unicode_transcode")
+        return _encode_points(points, output_encoding, "replace", 0xFFFD, "unicode_transcode")
+    return _map(transcode, x)
+
+
+@kernel("unsorted_segment_join")
+def unsorted_segment_join(x, segment_ids, num_segments, separator=""):
+    x, ids = np.asarray(x), np.asarray(segment_ids)
+    if ids.size and (ids.min() < 0 or ids.max() >= num_segments):
+        raise InvalidArgumentError(None, "unsorted_segment_join",
+                                   "segment_ids are not allowed to exceed num_segments or to "
+                                   "have negative values.")
+    rows = x.reshape(ids.size, int(np.prod(x.shape[ids.ndim:], dtype=np.int64)))
+    sep = separator.encode()
+    out = np.empty((num_segments, rows.shape[1]), object)
+    for seg in range(num_segments):
+        members = rows[ids.reshape(-1) == seg]
+        for cell in range(rows.shape[1]):
+            out[seg, cell] = sep.join(members[:, cell])
+    return out.reshape((num_segments,) + x.shape[ids.ndim:])

@@ -13,6 +13,7 @@ from ...ir import errors
 from ..eager import dispatch
 from ..eager.dispatch import convert_pair, convert_to_tensor
 from ..export import tf_export
+from ..gradients.tape import GradientTape
 from . import array as A
 from . import math as M
 from .nn import _dims, _is_int, _padding_arg, _window_arg, avg_pool, conv2d, \
@@ -314,3 +315,44 @@ def pool(input, window_shape, pooling_type, strides=None, padding="VALID",  # no
         raise ValueError(f"{opname}: data_format {data_format!r} is not supported for 1-D "
                          f"pooling")
     return _POOLS[pooling_type](input, window, st, padding, data_format=fmt)
+
+
+def _depthwise_backprop(x, f, out_backprop, strides, padding, data_format, dilations,
+                        wrt_input):
+    """A gradient of depthwise_conv2d, which is linear in each operand: the tape's gradient
+    at `out_backprop` (recorded by any outer tape, so it differentiates again)."""
+    g = convert_to_tensor(out_backprop)
+    with GradientTape() as tape:
+        tape.watch(x if wrt_input else f)
+        y = depthwise_conv2d(x, f, strides, padding, data_format=data_format,
+                             dilations=dilations)
+    return tape.gradient(y, x if wrt_input else f, output_gradients=g)
+
+
+def _sizes(sizes, opname):
+    values = sizes.numpy().tolist() if hasattr(sizes, "numpy") else list(sizes)
+    if len(values) != 4 or not all(_is_int(v) for v in values):
+        raise ValueError(f"{opname}: sizes must be 4 static ints, got {values}")
+    return [int(v) for v in values]
+
+
+@tf_export("nn.depthwise_conv2d_backprop_input")
+def depthwise_conv2d_backprop_input(input_sizes, filter, out_backprop, strides,  # noqa: A002
+                                    padding, data_format="NHWC", dilations=(1, 1, 1, 1),
+                                    name=None):
+    """The gradient of depthwise_conv2d with respect to an input of `input_sizes`."""
+    opname = "depthwise_conv2d_backprop_input"
+    f, g = convert_pair(filter, out_backprop)
+    x = A.zeros(_sizes(input_sizes, opname), dtype=f.dtype)
+    return _depthwise_backprop(x, f, g, strides, padding, data_format, dilations, True)
+
+
+@tf_export("nn.depthwise_conv2d_backprop_filter")
+def depthwise_conv2d_backprop_filter(input, filter_sizes, out_backprop, strides,  # noqa: A002
+                                     padding, data_format="NHWC", dilations=(1, 1, 1, 1),
+                                     name=None):
+    """The gradient of depthwise_conv2d with respect to a filter of `filter_sizes`."""
+    opname = "depthwise_conv2d_backprop_filter"
+    x, g = convert_pair(input, out_backprop)
+    f = A.zeros(_sizes(filter_sizes, opname), dtype=x.dtype)
+    return _depthwise_backprop(x, f, g, strides, padding, data_format, dilations, False)

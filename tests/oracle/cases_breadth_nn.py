@@ -221,3 +221,15 @@ CASES += [case(*args, modes=NO_XLA, **kwargs) for args, kwargs in [
     (("strings.unsorted_segment_join", T(["a", "b"], "string"), T([1, 5], "int32"), 2), {}),
     (("strings.unsorted_segment_join", T(["a", "b"], "string"), T([-1, 0], "int32"), 2), {}),
 ]]
+
+DW = ramp([2, 2, 2, 2], 0.5, 7)
+CASES += [
+    case("nn.depthwise_conv2d_backprop_input", [2, 5, 5, 2], DW, ramp([2, 3, 3, 4]),
+         [1, 2, 2, 1], "SAME", grad=(1, 2)),
+    case("nn.depthwise_conv2d_backprop_input", [2, 5, 5, 2], DW, ramp([2, 4, 4, 4]),
+         [1, 1, 1, 1], "VALID", grad=(1, 2)),
+    case("nn.depthwise_conv2d_backprop_filter", X2, [2, 2, 2, 2], ramp([2, 3, 3, 4]),
+         [1, 2, 2, 1], "SAME", grad=(0, 2)),
+    case("nn.depthwise_conv2d_backprop_filter", X2, [2, 2, 2, 2], ramp([2, 4, 4, 4]),
+         [1, 1, 1, 1], "VALID", grad=(0, 2)),
+]

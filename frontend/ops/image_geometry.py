@@ -217,3 +217,77 @@ def extract_patches(images, sizes, strides, rates, padding, name=None):
     taps = [xp[:, i * rr:i * rr + (rows - 1) * sr + 1:sr, j * rc:j * rc + (cols - 1) * sc + 1:sc]
             for i in range(kr) for j in range(kc)]
     return A.concat(taps, -1)
+
+
+def _check_box_indices(index, batch):
+    """TF's OutOfRangeError for an eager box index outside the batch (traced, the gather
+    raises its InvalidArgumentError when it runs)."""
+    if not hasattr(index, "numpy"):   # symbolic: no value while tracing
+        return
+    values = index.numpy()
+    if batch is not None and values.size and (values.min() < 0 or values.max() >= batch):
+        raise errors.OutOfRangeError(None, "crop_and_resize",
+                                     "box_index has values outside [0, batch_size)")
+
+
+def _sample_coords(lo, hi, size, crop):
+    """TF's CropAndResize sampling positions in float32 for `crop` samples between the
+    normalized box edges lo and hi ([boxes]): [boxes, crop], and which fall inside the
+    image."""
+    from . import math as M
+    scale = M.cast(size - 1, lo.dtype)
+    if crop > 1:
+        step = (hi - lo) * scale / M.cast(crop - 1, lo.dtype)
+        pos = A.expand_dims(lo * scale, 1) + A.expand_dims(step, 1) * M.cast(A.range(crop),
+                                                                            lo.dtype)
+    else:
+        pos = A.expand_dims(0.5 * (lo + hi) * scale, 1)
+    inside = M.logical_and(M.greater_equal(pos, 0.0), M.less_equal(pos, scale))
+    return pos, inside
+
+
+@tf_export("image.crop_and_resize")
+def crop_and_resize(image, boxes, box_indices, crop_size, method="bilinear",
+                    extrapolation_value=0.0, name=None):
+    """For each box [y1, x1, y2, x2] (normalized; flipped boxes flip the crop) of image
+    box_indices[i], a crop_size sample of it by bilinear or nearest interpolation, float32;
+    samples outside the image are extrapolation_value."""
+    from . import math as M
+    x = convert_to_tensor(image)
+    if x.shape.rank != 4:
+        raise ValueError(f"Shape must be rank 4 but is rank {x.shape.rank}")
+    h, w = _height_width(x, "crop_and_resize")
+    if method not in ("bilinear", "nearest"):
+        raise ValueError(f"method must be 'bilinear' or 'nearest', got {method!r}")
+    ch, cw = [_int(v, "crop_size") for v in (crop_size.numpy() if hasattr(crop_size, "numpy")
+                                            else crop_size)]
+    if ch <= 0 or cw <= 0:
+        raise errors.InvalidArgumentError(None, "crop_and_resize",
+                                          "crop dimensions must be positive")
+    b = M.cast(convert_to_tensor(boxes), np.float32)
+    index = convert_to_tensor(box_indices)
+    _check_box_indices(index, x.shape.as_list()[0])
+    crops = M.cast(A.gather(x, index), np.float32)
+    ys, y_in = _sample_coords(b[:, 0], b[:, 2], h, ch)
+    xs, x_in = _sample_coords(b[:, 1], b[:, 3], w, cw)
+
+    def taps(pos, limit, rounding):
+        return M.cast(M.minimum(M.maximum(rounding(pos), 0.0), float(limit - 1)), np.int32)
+
+    def pick(rows, cols):
+        picked = A.gather(crops, rows, axis=1, batch_dims=1)
+        return A.gather(picked, cols, axis=2, batch_dims=1)
+
+    if method == "nearest":
+        out = pick(taps(ys, h, lambda p: M.floor(p + 0.5)), taps(xs, w, lambda p: M.floor(p + 0.5)))
+    else:
+        top, bottom = taps(ys, h, M.floor), taps(ys, h, M.ceil)
+        left, right = taps(xs, w, M.floor), taps(xs, w, M.ceil)
+        y_lerp = A.reshape(ys - M.floor(ys), [-1, ch, 1, 1])
+        x_lerp = A.reshape(xs - M.floor(xs), [-1, 1, cw, 1])
+        upper = pick(top, left) + (pick(top, right) - pick(top, left)) * x_lerp
+        lower = pick(bottom, left) + (pick(bottom, right) - pick(bottom, left)) * x_lerp
+        out = upper + (lower - upper) * y_lerp
+    inside = M.logical_and(A.reshape(y_in, [-1, ch, 1, 1]), A.reshape(x_in, [-1, 1, cw, 1]))
+    fill = M.cast(extrapolation_value, np.float32)
+    return M.where(A.broadcast_to(inside, A.shape(out)), out, fill * A.ones_like(out))

@@ -233,3 +233,17 @@ CASES += [
     case("nn.depthwise_conv2d_backprop_filter", X2, [2, 2, 2, 2], ramp([2, 4, 4, 4]),
          [1, 1, 1, 1], "VALID", grad=(0, 2)),
 ]
+
+BOXES = T([[0, 0, 1, 1], [0.1, 0.2, 0.6, 0.9], [0.8, 0.7, 0.2, 0.1], [-0.5, 0.25, 1.5, 0.5]])
+CASES += [
+    case("image.crop_and_resize", ramp([2, 4, 5, 2], 0.5, 9), BOXES, T([0, 1, 1, 0], "int32"),
+         [3, 4], grad=(0, 1)),
+    case("image.crop_and_resize", ramp([2, 4, 5, 2], 0.5, 9), BOXES, T([1, 0, 0, 1], "int32"),
+         [1, 2], method="nearest", extrapolation_value=-1.0, grad=(0,)),
+    case("image.crop_and_resize", ramp([1, 3, 3, 1], 1, 7, "int32"), BOXES,
+         T([0, 0, 0, 0], "int32"), [2, 2], extrapolation_value=9.0),
+    case("image.crop_and_resize", ramp([2, 4, 5, 2], 0.5, 9), BOXES, T([0, 2, 1, 0], "int32"),
+         [2, 2], modes=("eager",)),   # traced: gather's InvalidArgumentError (README)
+    case("image.crop_and_resize", ramp([2, 4, 5, 2], 0.5, 9), BOXES, T([0, 1, 1, 0], "int32"),
+         [0, 2]),
+]

@@ -247,3 +247,18 @@ CASES += [
     case("image.crop_and_resize", ramp([2, 4, 5, 2], 0.5, 9), BOXES, T([0, 1, 1, 0], "int32"),
          [0, 2]),
 ]
+
+NMS_BOXES = T([[0, 0, 1, 1], [0, 0.1, 1, 1.1], [0, -0.1, 1, 0.9], [0, 10, 1, 11],
+               [1, 11, 0, 10.1], [0, 100, 1, 101], [0.5, 0.5, 0.5, 0.9]])
+NMS_SCORES = T([0.9, 0.75, 0.6, 0.95, 0.5, 0.3, 0.99])
+CASES += [case(*args, modes=NO_XLA, **kwargs) for args, kwargs in [
+    (("image.non_max_suppression", NMS_BOXES, NMS_SCORES, 3), {}),
+    (("image.non_max_suppression", NMS_BOXES, NMS_SCORES, 10, 0.5, 0.4), {}),
+    (("image.non_max_suppression", NMS_BOXES, T([0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5]), 10,
+      0.0), {}),
+    (("image.non_max_suppression", NMS_BOXES, NMS_SCORES, 0), {}),
+    (("image.non_max_suppression", NMS_BOXES, NMS_SCORES, 3, 1.5), {}),
+    (("image.non_max_suppression_with_scores", NMS_BOXES, NMS_SCORES, 4, 0.3), {}),
+    (("image.non_max_suppression_overlaps",
+      T([[1, 0.8, 0.2], [0.8, 1, 0.6], [0.2, 0.6, 1]]), T([0.5, 0.9, 0.7]), 3, 0.5), {}),
+]]

@@ -146,8 +146,9 @@ def unicode_decode(input, input_encoding, errors="replace", replacement_char=655
 def unicode_encode(input, output_encoding, errors="replace", replacement_char=65533,  # noqa: A002
                    name=None):
     """Each row (the last dim) of int32 code points as one string in output_encoding."""
-    return apply("unicode_encode", (convert_to_tensor(input),), {"output_encoding": output_encoding, "errors": errors,
-                                          "replacement_char": int(replacement_char)})
+    return apply("unicode_encode", (convert_to_tensor(input),),
+                 {"output_encoding": output_encoding, "errors": errors,
+                  "replacement_char": int(replacement_char)})
 
 
 @tf_export("strings.unicode_transcode")

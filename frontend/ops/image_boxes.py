@@ -102,3 +102,64 @@ def non_max_suppression_overlaps(overlaps, scores, max_output_size, overlap_thre
     o, s = convert_to_tensor(overlaps), convert_to_tensor(scores)
     return _greedy(o, s, _count(max_output_size, "max_output_size"), float(overlap_threshold),
                    score_threshold)[0]
+
+
+# TF's colors for boxes when `colors` is empty: RGBA rows, used cyclically.
+_DEFAULT_COLORS = [[1, 1, 0, 1], [0, 0, 1, 1], [1, 0, 0, 1], [0, 1, 0, 1], [0.5, 0, 0.5, 1],
+                   [0.5, 0.5, 0, 1], [0.5, 0, 0, 1], [0, 0, 0.5, 1], [0, 1, 1, 1], [1, 0, 1, 1]]
+
+
+def _edge(value, size):
+    """A normalized box edge as TF's kernel rounds it: value * (size - 1) truncated."""
+    return M.cast(value * float(size - 1), D.int32)
+
+
+@tf_export("image.draw_bounding_boxes")
+def draw_bounding_boxes(images, boxes, colors, name=None):
+    """The outlines (one pixel wide) of each image's boxes [y1, x1, y2, x2] (normalized)
+    drawn over the [batch, h, w, depth] images, box k in color k modulo the color count; a
+    later box paints over an earlier one."""
+    x = convert_to_tensor(images)
+    dims = x.shape.as_list() if x.shape.rank is not None else None
+    if dims is None or len(dims) != 4 or None in dims[1:]:
+        raise ValueError(f"draw_bounding_boxes: images must be 4-D with height, width and "
+                         f"depth known while tracing, got shape {x.shape}")
+    _, h, w, depth = dims
+    if depth not in (1, 3, 4):
+        raise errors.InvalidArgumentError(None, "draw_bounding_boxes", "Channel depth should "
+                                          "be either 1 (GRY), 3 (RGB), or 4 (RGBA)")
+    b = convert_to_tensor(boxes)
+    nb = b.shape.as_list()[1]
+    table = convert_to_tensor(colors, dtype=x.dtype)
+    shape = table.shape.as_list()
+    if len(shape) != 2 or None in shape:
+        raise ValueError(f"draw_bounding_boxes: colors must be a [num_colors, channels] "
+                         f"matrix of known shape, got {table.shape}")
+    if shape[1] < depth:
+        raise errors.InvalidArgumentError(None, "draw_bounding_boxes", f"colors must have "
+                                          f"equal or more channels than the image provided: "
+                                          f"[{shape[0]},{shape[1]}]")
+    if not shape[0]:   # TF's own colors; on a gray image its boxes are white
+        table = A.constant([[1.0 if depth == 1 and i == 0 else v for i, v in enumerate(c)]
+                            for c in _DEFAULT_COLORS], dtype=x.dtype)
+        shape = [len(_DEFAULT_COLORS), 4]
+    rows = A.reshape(A.range(h), [1, h, 1])
+    cols = A.reshape(A.range(w), [1, 1, w])
+    canvas = x
+    for k in range(nb):
+        y1, x1, y2, x2 = (A.reshape(_edge(b[:, k, i], size), [-1, 1, 1])
+                          for i, size in enumerate((h, w, h, w)))
+        valid = M.logical_and(M.logical_and(y1 <= y2, x1 <= x2),
+                              M.logical_and(M.logical_and(y1 < h, y2 >= 0),
+                                            M.logical_and(x1 < w, x2 >= 0)))
+        across = M.logical_and(cols >= M.maximum(x1, 0), cols <= M.minimum(x2, w - 1))
+        down = M.logical_and(rows >= M.maximum(y1, 0), rows <= M.minimum(y2, h - 1))
+        lines = M.logical_or(M.logical_and(M.logical_or(M.equal(rows, y1), M.equal(rows, y2)),
+                                           across),
+                             M.logical_and(M.logical_or(M.equal(cols, x1), M.equal(cols, x2)),
+                                           down))
+        mask = A.expand_dims(M.logical_and(valid, lines), -1)
+        color = table[k % shape[0], :depth]
+        canvas = M.where(A.broadcast_to(mask, A.shape(canvas)),
+                         A.broadcast_to(color, A.shape(canvas)), canvas)
+    return canvas

@@ -262,3 +262,16 @@ CASES += [case(*args, modes=NO_XLA, **kwargs) for args, kwargs in [
     (("image.non_max_suppression_overlaps",
       T([[1, 0.8, 0.2], [0.8, 1, 0.6], [0.2, 0.6, 1]]), T([0.5, 0.9, 0.7]), 3, 0.5), {}),
 ]]
+
+CANVAS = ramp([2, 5, 6, 3], 0.0625, 5)
+DRAW_BOXES = T([[[0, 0, 1, 1], [0.3, 0.25, 0.6, 0.7], [-0.5, 0.5, 0.5, 1.5]],
+                [[0.9, 0.1, 0.2, 0.8], [0.2, 0.2, 0.21, 0.9], [1.5, 0, 2, 1]]])
+CASES += [
+    case("image.draw_bounding_boxes", CANVAS, DRAW_BOXES, T([[1, 0, 0, 1], [0, 1, 0, 1]])),
+    case("image.draw_bounding_boxes", ramp([2, 5, 6, 1], 0.0625, 5), DRAW_BOXES,
+         T([[0, 0.5, 0, 1]])),
+    case("image.draw_bounding_boxes", ramp([1, 5, 6, 4], 0.0625, 5),
+         T([[[0, 0, 1, 1], [0.3, 0.25, 0.6, 0.7]]]), T([[]], "float32")),
+    case("image.draw_bounding_boxes", ramp([1, 3, 3, 2]), T([[[0, 0, 1, 1]]]),
+         T([[1, 0, 0, 1]])),
+]

@@ -78,17 +78,12 @@ NOT_YET = {
         zeta
 """.split(),
     "nn": """
-        all_candidate_sampler approx_max_k approx_min_k atrous_conv2d
-        atrous_conv2d_transpose batch_norm_with_global_normalization collapse_repeated
-        compute_accidental_hits conv1d_transpose conv3d conv3d_transpose conv_transpose
-        convolution ctc_beam_search_decoder ctc_greedy_decoder ctc_loss
-        ctc_unique_labels depthwise_conv2d_backprop_filter
-        depthwise_conv2d_backprop_input dilation2d embedding_lookup_sparse erosion2d
-        fixed_unigram_candidate_sampler fractional_avg_pool fractional_max_pool
-        isotonic_regression learned_unigram_candidate_sampler
-        local_response_normalization lrn max_pool_with_argmax nce_loss pool
-        safe_embedding_lookup_sparse sampled_softmax_loss separable_conv2d softsign
-        space_to_batch with_space_to_batch zero_fraction
+        all_candidate_sampler approx_max_k approx_min_k collapse_repeated
+        compute_accidental_hits ctc_beam_search_decoder ctc_greedy_decoder
+        ctc_unique_labels embedding_lookup_sparse fixed_unigram_candidate_sampler
+        fractional_avg_pool fractional_max_pool isotonic_regression
+        learned_unigram_candidate_sampler nce_loss safe_embedding_lookup_sparse
+        sampled_softmax_loss softsign space_to_batch with_space_to_batch zero_fraction
 """.split(),
     "linalg": """
         LinearOperator LinearOperatorAdjoint LinearOperatorBlockDiag
@@ -111,25 +106,15 @@ NOT_YET = {
         uniform_candidate_sampler
 """.split(),
     "signal": """
-        fftnd ifftnd inverse_mdct irfftnd kaiser_bessel_derived_window mdct rfftnd
+        fftnd ifftnd irfftnd rfftnd
 """.split(),
     "image": """
-        ResizeMethod combined_non_max_suppression crop_and_resize draw_bounding_boxes
-        extract_glimpse extract_patches generate_bounding_box_proposals
-        non_max_suppression non_max_suppression_overlaps non_max_suppression_padded
-        non_max_suppression_with_scores random_brightness random_contrast random_crop
-        random_flip_left_right random_flip_up_down random_hue random_saturation
-        resize_with_pad rgb_to_yiq sample_distorted_bounding_box ssim ssim_multiscale
-        stateless_random_brightness stateless_random_contrast stateless_random_crop
-        stateless_random_flip_left_right stateless_random_flip_up_down
-        stateless_random_hue stateless_random_saturation
-        stateless_sample_distorted_bounding_box yiq_to_rgb
+        combined_non_max_suppression extract_glimpse generate_bounding_box_proposals
+        non_max_suppression_padded sample_distorted_bounding_box
+        stateless_sample_distorted_bounding_box
 """.split(),
     "strings": """
-        bytes_split ngrams regex_replace to_hash_bucket to_hash_bucket_fast
-        to_hash_bucket_strong unicode_decode unicode_decode_with_offsets unicode_encode
-        unicode_script unicode_split unicode_split_with_offsets unicode_transcode
-        unsorted_segment_join
+        unicode_decode_with_offsets unicode_script unicode_split_with_offsets
 """.split(),
     "debugging": """
         assert_proper_iterable assert_same_float_dtype disable_check_numerics

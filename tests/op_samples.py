@@ -961,6 +961,25 @@ add("substr", lambda x, p: tf.strings.substr(x, p, 2), words((3,)), const(0, I32
 add("reduce_join", lambda x: tf.strings.reduce_join(x, axis=1, separator=","), words((2, 3)),
     static="rank", **_NO_XLA)
 add("reduce_join", lambda x: tf.strings.reduce_join(x), words((2, 2)), **_NO_XLA)
+add("regex_replace", lambda x: tf.strings.regex_replace(x, r"([a-z])(\d)?", r"<\2\1>"),
+    words((2, 3)), **_NO_XLA)
+add("string_to_hash_bucket_fast", lambda x: tf.strings.to_hash_bucket_fast(x, 1000),
+    words((3, 2)), **_NO_XLA)
+add("string_to_hash_bucket_strong", lambda x: tf.strings.to_hash_bucket_strong(x, 7, [3, 9]),
+    words((4,)), **_NO_XLA)
+add("string_to_hash_bucket", lambda x: tf.strings.to_hash_bucket(x, 5), words((4,)),
+    **_NO_XLA)
+add("unicode_split", lambda x: tf.strings.unicode_split(x, "UTF-8"), words(()),
+    static="rank", **_NO_XLA)
+add("unicode_decode", lambda x: tf.strings.unicode_decode(x, "UTF-8"), words(()),
+    static="rank", **_NO_XLA)
+add("unicode_encode", lambda x: tf.strings.unicode_encode(x, "UTF-16-BE"),
+    Arg(lambda rng: rng.integers(32, 0x2000, (2, 3)).astype(np.int32), np.int32), **_NO_XLA)
+add("unicode_transcode", lambda x: tf.strings.unicode_transcode(x, "UTF-8", "UTF-32-BE"),
+    words((2, 2)), **_NO_XLA)
+add("unsorted_segment_join",
+    lambda x, i: tf.strings.unsorted_segment_join(x, i, 3, separator="+"), words((4, 2)),
+    Arg(lambda rng: rng.integers(0, 3, (4,)).astype(np.int32), np.int32), **_NO_XLA)
 
 
 # --- complex numbers ----------------------------------------------------------------------------

@@ -181,7 +181,7 @@ def _check(got, want, mode, what, tol, skip=None):
                                              f"{want['dtype']}"
     assert list(got.shape) == want["shape"], f"{what}: shape {list(got.shape)} != TF's " \
                                               f"{want['shape']}"
-    a = got.numpy().reshape(-1)
+    a = np.asarray(got.numpy()).reshape(-1)   # a scalar string is bare bytes
     if want["dtype"] == "string":
         assert [v.decode("utf-8", "backslashreplace") for v in a] == want["values"], what
         return

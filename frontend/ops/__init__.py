@@ -2,12 +2,15 @@
 marked with its TF names where it is defined (`frontend/export.py`: `tf_export`)."""
 from ...ir.families import load_families
 
-# Composites of other families' ops, with no ops of their own: image, image_geometry,
-# image_color (tf.image), matrix (tf.linalg), nn_composites (tf.nn), safe_math (tf.math's
-# *_no_nan, xlogy, ...), program (tf.executing_eagerly, tf.group, ...); axes: the
+# Composites of other families' ops, with no ops of their own: image, image_boxes,
+# image_geometry, image_color, image_quality, image_random (tf.image), matrix (tf.linalg),
+# nn_composites, nn_conv, nn_ctc, nn_windows (tf.nn), signal_mdct (tf.signal), safe_math
+# (tf.math's *_no_nan, xlogy, ...), program (tf.executing_eagerly, tf.group, ...); axes: the
 # axis-attribute helper the families share.
-COMPOSITES = ("image", "image_geometry", "image_color", "matrix", "nn_composites", "safe_math",
-              "program")
+COMPOSITES = ("image", "image_boxes", "image_geometry", "image_color", "image_quality",
+              "image_random", "matrix", "nn_composites", "nn_conv", "nn_ctc", "nn_windows",
+              "signal_mdct", "safe_math", "program")
 FAMILIES = load_families(__name__, __path__, not_families=COMPOSITES + ("axes",))
-from . import (image, image_color, image_geometry, matrix, nn_composites,  # noqa: E402,F401
-               program, safe_math)
+from . import (image, image_boxes, image_color, image_geometry,  # noqa: E402,F401
+               image_quality, image_random, matrix, nn_composites, nn_conv, nn_ctc,
+               nn_windows, program, safe_math, signal_mdct)

@@ -22,6 +22,19 @@ from . import math as _m
 _NOT_PROVIDED = ("bicubic", "area", "lanczos3", "lanczos5", "gaussian", "mitchellcubic")
 
 
+@tf_export("image.ResizeMethod")
+class ResizeMethod:
+    """The names `resize` takes for its `method` (TF's constants, plain strings)."""
+    BILINEAR = "bilinear"
+    NEAREST_NEIGHBOR = "nearest"
+    BICUBIC = "bicubic"
+    AREA = "area"
+    LANCZOS3 = "lanczos3"
+    LANCZOS5 = "lanczos5"
+    GAUSSIAN = "gaussian"
+    MITCHELLCUBIC = "mitchellcubic"
+
+
 def _linear_taps(in_size: int, out_size: int):
     """Per output index: the lower and upper source index and the weight of the upper one
     (TF's compute_interpolation_weights with half-pixel centers, in float32)."""

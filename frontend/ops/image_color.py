@@ -8,6 +8,7 @@ import math
 import numpy as np
 
 from ...ir import dtypes as D
+from ...ir.errors import InvalidArgumentError
 from ..eager.dispatch import convert_to_tensor
 from ..export import tf_export
 from . import array as A
@@ -21,6 +22,10 @@ _YUV = np.array([[0.299, -0.14714119, 0.61497538], [0.587, -0.28886916, -0.51496
 _RGB_FROM_YUV = np.array([[1, 1, 1], [0, -0.394642334, 2.03206185],
                           [1.13988303, -0.58062185, 0]])
 _GRAY = np.array([0.2989, 0.5870, 0.1140])
+_YIQ = np.array([[0.299, 0.59590059, 0.2115], [0.587, -0.27455667, -0.52273617],
+                 [0.114, -0.32134392, 0.31119955]])
+_RGB_FROM_YIQ = np.array([[1, 1, 1], [0.95598634, -0.27201283, -1.10674021],
+                          [0.6208248, -0.64720424, 1.70423049]])
 
 
 @tf_export("image.convert_image_dtype")
@@ -62,8 +67,14 @@ def _channels(x, opname, n=3):
 
 
 def _mix(image, kernel, opname):
+    """The channels mixed by a 3x3 matrix; other channel counts are TF's matrix product
+    error, its operands the images flattened to rows."""
     x = convert_to_tensor(image)
-    _channels(x, opname)
+    dims = x.shape.as_list() if x.shape.rank is not None else None
+    if dims and None not in dims and dims[-1] != 3:
+        raise InvalidArgumentError(None, opname, f"Matrix size-incompatible: In[0]: "
+                                                 f"[{math.prod(dims[:-1])},{dims[-1]}], "
+                                                 f"In[1]: [3,3]")
     return tensordot(x, A.constant(kernel.astype(x.dtype.np)), [[-1], [0]])
 
 
@@ -95,6 +106,18 @@ def rgb_to_yuv(images):
 def yuv_to_rgb(images):
     """RGB of YUV images (TF's matrix)."""
     return _mix(images, _RGB_FROM_YUV, "yuv_to_rgb")
+
+
+@tf_export("image.rgb_to_yiq")
+def rgb_to_yiq(images):
+    """YIQ of float RGB images (TF's matrix)."""
+    return _mix(images, _YIQ, "rgb_to_yiq")
+
+
+@tf_export("image.yiq_to_rgb")
+def yiq_to_rgb(images):
+    """RGB of YIQ images (TF's matrix)."""
+    return _mix(images, _RGB_FROM_YIQ, "yiq_to_rgb")
 
 
 @tf_export("image.adjust_brightness")

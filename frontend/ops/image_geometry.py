@@ -4,9 +4,13 @@ batches [n, h, w, c]; the crop and pad boxes are Python ints (or constant tensor
 against the static height and width as TF checks them."""
 from __future__ import annotations
 
+import numpy as np
+
+from ...ir import errors
 from ..eager.dispatch import convert_to_tensor
 from ..export import tf_export
 from . import array as A
+from .image import resize
 from .linalg import _index
 
 
@@ -150,3 +154,140 @@ def central_crop(image, central_fraction):
     top = int((h - h * fraction) / 2)
     left = int((w - w * fraction) / 2)
     return x[..., top:h - top, left:w - left, :]
+
+
+@tf_export("image.resize_with_pad")
+def resize_with_pad(image, target_height, target_width, method="bilinear", antialias=False):
+    """Resize keeping the aspect ratio so the image fits the target, then zero-pad it
+    (centered) to the target size. The sizes follow TF's float32 arithmetic."""
+    x = _image(image, "resize_with_pad")
+    h, w = _height_width(x, "resize_with_pad")
+    th, tw = _int(target_height, "target_height"), _int(target_width, "target_width")
+    if tw <= 0:
+        raise ValueError("target_width must be > 0.")
+    if th <= 0:
+        raise ValueError("target_height must be > 0.")
+    f32 = np.float32
+    ratio = max(f32(w) / f32(tw), f32(h) / f32(th))
+    rh, rw = f32(h) / ratio, f32(w) / ratio
+    top = max(0, int(np.floor((f32(th) - rh) / f32(2))))
+    left = max(0, int(np.floor((f32(tw) - rw) / f32(2))))
+    resized = resize(x, [int(np.floor(rh)), int(np.floor(rw))], method=method,
+                     antialias=antialias)
+    return pad_to_bounding_box(resized, top, left, th, tw)
+
+
+def _window_list(value, what):
+    values = [_int(v, what) for v in value]
+    if len(values) != 4 or values[0] != 1 or values[3] != 1:
+        raise errors.InvalidArgumentError(
+            None, "extract_patches", f"{what} must be a list of 4 ints [1, row, col, 1], got "
+                                     f"{values}")
+    if min(values) < 1:
+        raise errors.InvalidArgumentError(None, "extract_patches",
+                                          f"{what} must be positive, got {values}")
+    return values[1:3]
+
+
+def _patch_geometry(size, k, stride, rate, padding):
+    """(output count, padding before, padding after) along one axis of extract_patches."""
+    span = (k - 1) * rate + 1
+    if padding == "VALID":
+        return max((size - span) // stride + 1, 0), 0, 0
+    out = -(-size // stride)
+    total = max((out - 1) * stride + span - size, 0)
+    return out, total // 2, total - total // 2
+
+
+@tf_export("image.extract_patches")
+def extract_patches(images, sizes, strides, rates, padding, name=None):
+    """Every [rows, cols] patch of the [batch, h, w, depth] images (taps `rates` apart,
+    patches `strides` apart) flattened in row, column, depth order into the last dim."""
+    x = convert_to_tensor(images)
+    if x.shape.rank != 4:
+        raise ValueError(f"Shape must be rank 4 but is rank {x.shape.rank}")
+    h, w = _height_width(x, "extract_patches")
+    (kr, kc), (sr, sc), (rr, rc) = (_window_list(v, n) for v, n in (
+        (sizes, "ksizes"), (strides, "strides"), (rates, "rates")))
+    if padding not in ("SAME", "VALID"):
+        raise ValueError(f"padding must be 'SAME' or 'VALID', got {padding!r}")
+    rows, top, bottom = _patch_geometry(h, kr, sr, rr, padding)
+    cols, left, right = _patch_geometry(w, kc, sc, rc, padding)
+    xp = A.pad(x, [[0, 0], [top, bottom], [left, right], [0, 0]])
+    taps = [xp[:, i * rr:i * rr + (rows - 1) * sr + 1:sr, j * rc:j * rc + (cols - 1) * sc + 1:sc]
+            for i in range(kr) for j in range(kc)]
+    return A.concat(taps, -1)
+
+
+def _check_box_indices(index, batch):
+    """TF's OutOfRangeError for an eager box index outside the batch (traced, the gather
+    raises its InvalidArgumentError when it runs)."""
+    if not hasattr(index, "numpy"):   # symbolic: no value while tracing
+        return
+    values = index.numpy()
+    if batch is not None and values.size and (values.min() < 0 or values.max() >= batch):
+        raise errors.OutOfRangeError(None, "crop_and_resize",
+                                     "box_index has values outside [0, batch_size)")
+
+
+def _sample_coords(lo, hi, size, crop):
+    """TF's CropAndResize sampling positions in float32 for `crop` samples between the
+    normalized box edges lo and hi ([boxes]): [boxes, crop], and which fall inside the
+    image."""
+    from . import math as M
+    scale = M.cast(size - 1, lo.dtype)
+    if crop > 1:
+        step = (hi - lo) * scale / M.cast(crop - 1, lo.dtype)
+        pos = A.expand_dims(lo * scale, 1) + A.expand_dims(step, 1) * M.cast(A.range(crop),
+                                                                            lo.dtype)
+    else:
+        pos = A.expand_dims(0.5 * (lo + hi) * scale, 1)
+    inside = M.logical_and(M.greater_equal(pos, 0.0), M.less_equal(pos, scale))
+    return pos, inside
+
+
+@tf_export("image.crop_and_resize")
+def crop_and_resize(image, boxes, box_indices, crop_size, method="bilinear",
+                    extrapolation_value=0.0, name=None):
+    """For each box [y1, x1, y2, x2] (normalized; flipped boxes flip the crop) of image
+    box_indices[i], a crop_size sample of it by bilinear or nearest interpolation, float32;
+    samples outside the image are extrapolation_value."""
+    from . import math as M
+    x = convert_to_tensor(image)
+    if x.shape.rank != 4:
+        raise ValueError(f"Shape must be rank 4 but is rank {x.shape.rank}")
+    h, w = _height_width(x, "crop_and_resize")
+    if method not in ("bilinear", "nearest"):
+        raise ValueError(f"method must be 'bilinear' or 'nearest', got {method!r}")
+    ch, cw = [_int(v, "crop_size") for v in (crop_size.numpy() if hasattr(crop_size, "numpy")
+                                            else crop_size)]
+    if ch <= 0 or cw <= 0:
+        raise errors.InvalidArgumentError(None, "crop_and_resize",
+                                          "crop dimensions must be positive")
+    b = M.cast(convert_to_tensor(boxes), np.float32)
+    index = convert_to_tensor(box_indices)
+    _check_box_indices(index, x.shape.as_list()[0])
+    crops = M.cast(A.gather(x, index), np.float32)
+    ys, y_in = _sample_coords(b[:, 0], b[:, 2], h, ch)
+    xs, x_in = _sample_coords(b[:, 1], b[:, 3], w, cw)
+
+    def taps(pos, limit, rounding):
+        return M.cast(M.minimum(M.maximum(rounding(pos), 0.0), float(limit - 1)), np.int32)
+
+    def pick(rows, cols):
+        picked = A.gather(crops, rows, axis=1, batch_dims=1)
+        return A.gather(picked, cols, axis=2, batch_dims=1)
+
+    if method == "nearest":
+        out = pick(taps(ys, h, lambda p: M.floor(p + 0.5)), taps(xs, w, lambda p: M.floor(p + 0.5)))
+    else:
+        top, bottom = taps(ys, h, M.floor), taps(ys, h, M.ceil)
+        left, right = taps(xs, w, M.floor), taps(xs, w, M.ceil)
+        y_lerp = A.reshape(ys - M.floor(ys), [-1, ch, 1, 1])
+        x_lerp = A.reshape(xs - M.floor(xs), [-1, 1, cw, 1])
+        upper = pick(top, left) + (pick(top, right) - pick(top, left)) * x_lerp
+        lower = pick(bottom, left) + (pick(bottom, right) - pick(bottom, left)) * x_lerp
+        out = upper + (lower - upper) * y_lerp
+    inside = M.logical_and(A.reshape(y_in, [-1, ch, 1, 1]), A.reshape(x_in, [-1, 1, cw, 1]))
+    fill = M.cast(extrapolation_value, np.float32)
+    return M.where(A.broadcast_to(inside, A.shape(out)), out, fill * A.ones_like(out))

@@ -13,7 +13,7 @@ from . import array as A
 from . import math as M
 from . import reduce as R
 from .linalg import _index
-from .nn import conv2d, relu
+from .nn import batch_normalization, conv2d, relu
 
 
 def _axes(axes):
@@ -252,3 +252,32 @@ def in_top_k(targets, predictions, k, name=None):
     count = M.cast(k, D.int32)
     finite = R.reduce_all(M.is_finite(p), 1)
     return M.logical_and(M.logical_and(in_range, finite), M.less(above, count))
+
+
+@tf_export("nn.batch_norm_with_global_normalization")
+def batch_norm_with_global_normalization(input, mean, variance, beta, gamma,  # noqa: A002
+                                         variance_epsilon, scale_after_normalization,
+                                         name=None):
+    """batch_normalization with `gamma` applied only when scale_after_normalization."""
+    return batch_normalization(input, mean, variance, beta,
+                               gamma if scale_after_normalization else None, variance_epsilon)
+
+
+@tf_export("nn.local_response_normalization", "nn.lrn")
+def local_response_normalization(input, depth_radius=5, bias=1, alpha=1, beta=0.5,  # noqa: A002
+                                 name=None):
+    """input / (bias + alpha * sqr_sum) ** beta, sqr_sum the sum of squares over the
+    2 * depth_radius + 1 channels centered on each one (4-D input, channels last)."""
+    x = convert_to_tensor(input)
+    dims = x.shape.as_list() if x.shape.rank is not None else None
+    if dims is None or len(dims) != 4:
+        raise InvalidArgumentError(None, "local_response_normalization",
+                                   f"in must be 4-dimensional, got shape {x.shape}")
+    channels, r = dims[3], int(depth_radius)
+    if channels is None:
+        raise ValueError(f"local_response_normalization: flowjit needs the channels known "
+                         f"while tracing, got shape {x.shape}")
+    squares = A.pad(M.square(x), [[0, 0], [0, 0], [0, 0], [r, r]])
+    window = M.add_n([squares[..., i:i + channels] for i in range(2 * r + 1)])
+    return x * M.pow(M.cast(bias, x.dtype) + M.cast(alpha, x.dtype) * window,
+                     M.cast(-beta, x.dtype))

@@ -1,0 +1,165 @@
+"""`tf.image`'s greedy non-maximum suppression: repeatedly keep the best-scoring candidate
+left (ties: the lower index) and drop the candidates that overlap it by more than the
+threshold, at most max_output_size times. Composed from a pairwise overlap matrix and one
+argmax step per kept box (max_output_size is a Python int), so the result has the data's
+length: eagerly and in the graph executor, not under XLA (as TF's unpadded kernels)."""
+from __future__ import annotations
+
+from ...ir import dtypes as D
+from ...ir import errors
+from ..eager.dispatch import convert_to_tensor
+from ..export import tf_export
+from . import array as A
+from . import math as M
+from . import reduce as R
+
+
+def _iou(boxes):
+    """TF's pairwise intersection over union of [n, 4] boxes (corners in either order); 0
+    for a box without area."""
+    lo_y = M.minimum(boxes[:, 0], boxes[:, 2])
+    hi_y = M.maximum(boxes[:, 0], boxes[:, 2])
+    lo_x = M.minimum(boxes[:, 1], boxes[:, 3])
+    hi_x = M.maximum(boxes[:, 1], boxes[:, 3])
+    area = (hi_y - lo_y) * (hi_x - lo_x)
+
+    def overlap(lo, hi):
+        top = M.maximum(A.expand_dims(lo, 1), A.expand_dims(lo, 0))
+        bottom = M.minimum(A.expand_dims(hi, 1), A.expand_dims(hi, 0))
+        return M.maximum(bottom - top, 0.0)
+    inter = overlap(lo_y, hi_y) * overlap(lo_x, hi_x)
+    union = A.expand_dims(area, 1) + A.expand_dims(area, 0) - inter
+    has_area = M.logical_and(A.expand_dims(area > 0, 1), A.expand_dims(area > 0, 0))
+    safe = M.where(has_area, union, A.ones_like(union))
+    return M.where(has_area, inter / safe, A.zeros_like(inter))
+
+
+def _count(value, what):
+    value = value.numpy() if hasattr(value, "numpy") else value
+    value = int(value)
+    if value < 0:
+        raise errors.InvalidArgumentError(None, "non_max_suppression",
+                                          f"{what} must be non-negative")
+    return value
+
+
+def _greedy(overlaps, scores, max_output_size, threshold, score_threshold):
+    """(kept indices int32, their scores) of the greedy suppression over `overlaps`."""
+    alive = M.greater(scores, M.cast(score_threshold, scores.dtype))
+    n = A.shape(scores)[0]
+    index = A.range(n)
+    low = A.fill(A.shape(scores), float("-inf"))
+    picks, found = [], []
+    for _ in range(max_output_size):
+        best = M.cast(R.argmax(M.where(alive, scores, M.cast(low, scores.dtype)), 0), D.int32)
+        hit = R.reduce_any(alive)
+        picks.append(best)
+        found.append(hit)
+        beaten = M.greater(A.gather(overlaps, best), M.cast(threshold, overlaps.dtype))
+        alive = M.logical_and(alive, M.logical_not(M.logical_or(beaten, M.equal(index, best))))
+    if not picks:
+        return A.zeros([0], D.int32), A.zeros([0], scores.dtype)
+    kept = R.reduce_sum(M.cast(A.stack(found), D.int32))
+    selected = A.stack(picks)[:kept]
+    return selected, A.gather(scores, selected)
+
+
+def _inputs(boxes, scores, max_output_size, threshold, what):
+    b, s = convert_to_tensor(boxes), convert_to_tensor(scores)
+    t = float(threshold.numpy() if hasattr(threshold, "numpy") else threshold)
+    if not 0.0 <= t <= 1.0:
+        raise errors.InvalidArgumentError(None, "non_max_suppression",
+                                          f"{what} must be in [0, 1]")
+    return b, s, _count(max_output_size, "max_output_size"), t
+
+
+@tf_export("image.non_max_suppression")
+def non_max_suppression(boxes, scores, max_output_size, iou_threshold=0.5,
+                        score_threshold=float("-inf"), name=None):
+    """Indices (int32) of at most max_output_size boxes ([n, 4]) kept by greedy
+    suppression at IoU > iou_threshold, among those scoring above score_threshold."""
+    b, s, count, t = _inputs(boxes, scores, max_output_size, iou_threshold, "iou_threshold")
+    return _greedy(_iou(b), s, count, t, score_threshold)[0]
+
+
+@tf_export("image.non_max_suppression_with_scores")
+def non_max_suppression_with_scores(boxes, scores, max_output_size, iou_threshold=0.5,
+                                    score_threshold=float("-inf"), soft_nms_sigma=0.0,
+                                    name=None):
+    """non_max_suppression's indices and the kept boxes' scores; flowjit suppresses hard
+    only (soft_nms_sigma 0)."""
+    if soft_nms_sigma != 0.0:
+        raise NotImplementedError("non_max_suppression_with_scores: flowjit provides hard "
+                                  "suppression only (soft_nms_sigma=0.0)")
+    b, s, count, t = _inputs(boxes, scores, max_output_size, iou_threshold, "iou_threshold")
+    return _greedy(_iou(b), s, count, t, score_threshold)
+
+
+@tf_export("image.non_max_suppression_overlaps")
+def non_max_suppression_overlaps(overlaps, scores, max_output_size, overlap_threshold=0.5,
+                                 score_threshold=float("-inf"), name=None):
+    """non_max_suppression with a given [n, n] overlap matrix in place of the boxes' IoU."""
+    o, s = convert_to_tensor(overlaps), convert_to_tensor(scores)
+    return _greedy(o, s, _count(max_output_size, "max_output_size"), float(overlap_threshold),
+                   score_threshold)[0]
+
+
+# TF's colors for boxes when `colors` is empty: RGBA rows, used cyclically.
+_DEFAULT_COLORS = [[1, 1, 0, 1], [0, 0, 1, 1], [1, 0, 0, 1], [0, 1, 0, 1], [0.5, 0, 0.5, 1],
+                   [0.5, 0.5, 0, 1], [0.5, 0, 0, 1], [0, 0, 0.5, 1], [0, 1, 1, 1], [1, 0, 1, 1]]
+
+
+def _edge(value, size):
+    """A normalized box edge as TF's kernel rounds it: value * (size - 1) truncated."""
+    return M.cast(value * float(size - 1), D.int32)
+
+
+@tf_export("image.draw_bounding_boxes")
+def draw_bounding_boxes(images, boxes, colors, name=None):
+    """The outlines (one pixel wide) of each image's boxes [y1, x1, y2, x2] (normalized)
+    drawn over the [batch, h, w, depth] images, box k in color k modulo the color count; a
+    later box paints over an earlier one."""
+    x = convert_to_tensor(images)
+    dims = x.shape.as_list() if x.shape.rank is not None else None
+    if dims is None or len(dims) != 4 or None in dims[1:]:
+        raise ValueError(f"draw_bounding_boxes: images must be 4-D with height, width and "
+                         f"depth known while tracing, got shape {x.shape}")
+    _, h, w, depth = dims
+    if depth not in (1, 3, 4):
+        raise errors.InvalidArgumentError(None, "draw_bounding_boxes", "Channel depth should "
+                                          "be either 1 (GRY), 3 (RGB), or 4 (RGBA)")
+    b = convert_to_tensor(boxes)
+    nb = b.shape.as_list()[1]
+    table = convert_to_tensor(colors, dtype=x.dtype)
+    shape = table.shape.as_list()
+    if len(shape) != 2 or None in shape:
+        raise ValueError(f"draw_bounding_boxes: colors must be a [num_colors, channels] "
+                         f"matrix of known shape, got {table.shape}")
+    if shape[1] < depth:
+        raise errors.InvalidArgumentError(None, "draw_bounding_boxes", f"colors must have "
+                                          f"equal or more channels than the image provided: "
+                                          f"[{shape[0]},{shape[1]}]")
+    if not shape[0]:   # TF's own colors; on a gray image its boxes are white
+        table = A.constant([[1.0 if depth == 1 and i == 0 else v for i, v in enumerate(c)]
+                            for c in _DEFAULT_COLORS], dtype=x.dtype)
+        shape = [len(_DEFAULT_COLORS), 4]
+    rows = A.reshape(A.range(h), [1, h, 1])
+    cols = A.reshape(A.range(w), [1, 1, w])
+    canvas = x
+    for k in range(nb):
+        y1, x1, y2, x2 = (A.reshape(_edge(b[:, k, i], size), [-1, 1, 1])
+                          for i, size in enumerate((h, w, h, w)))
+        valid = M.logical_and(M.logical_and(y1 <= y2, x1 <= x2),
+                              M.logical_and(M.logical_and(y1 < h, y2 >= 0),
+                                            M.logical_and(x1 < w, x2 >= 0)))
+        across = M.logical_and(cols >= M.maximum(x1, 0), cols <= M.minimum(x2, w - 1))
+        down = M.logical_and(rows >= M.maximum(y1, 0), rows <= M.minimum(y2, h - 1))
+        lines = M.logical_or(M.logical_and(M.logical_or(M.equal(rows, y1), M.equal(rows, y2)),
+                                           across),
+                             M.logical_and(M.logical_or(M.equal(cols, x1), M.equal(cols, x2)),
+                                           down))
+        mask = A.expand_dims(M.logical_and(valid, lines), -1)
+        color = table[k % shape[0], :depth]
+        canvas = M.where(A.broadcast_to(mask, A.shape(canvas)),
+                         A.broadcast_to(color, A.shape(canvas)), canvas)
+    return canvas

@@ -1,0 +1,9 @@
+"""Text ops under XLA: refused at compile time, as TF does (XLA has no string type)."""
+from __future__ import annotations
+
+from ...ir.registry import OPS
+from .core import refuse_strings, register_lowering
+
+for _name, _opdef in OPS.items():
+    if _opdef.family == "text":
+        register_lowering(_name)(lambda ctx, op, *operands: refuse_strings(ctx.fname, op))

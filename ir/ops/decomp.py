@@ -26,8 +26,8 @@ def _matrix(t: TT, square: bool = False):
         raise InferenceError(f"Input tensor 0 must have rank >= 2, got {len(t.shape)}")
     m, n = t.shape[-2:]
     if square and m is not None and n is not None and m != n:
-        raise InferenceError(f"Input matrix must be square, got shape "
-                             f"{format_shape(t.shape)}")
+        raise InferenceError(f"Input matrix must be square. (got shape "
+                             f"{format_shape(t.shape)})")
     return t.shape[:-2], m, n
 
 

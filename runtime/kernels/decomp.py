@@ -1,8 +1,7 @@
-"""NumPy kernels: matrix decompositions (LAPACK through NumPy and SciPy)."""
+"""NumPy kernels: matrix decompositions (LAPACK through NumPy; LU written out)."""
 from __future__ import annotations
 
 import numpy as np
-import scipy.linalg
 
 from ...ir.errors import InvalidArgumentError
 from . import kernel
@@ -53,25 +52,29 @@ def eig(x, *, compute_v):
     return e.astype(out), v.astype(out)
 
 
-def _lu_one(m):
-    """(packed LU, row permutation) of one matrix, LAPACK's getrf pivoting."""
-    lu, piv = scipy.linalg.lu_factor(m, check_finite=False)
-    if np.any(np.diagonal(lu) == 0):
-        raise InvalidArgumentError(None, "lu", "Input is not invertible.")
-    perm = np.arange(m.shape[0])
-    for i, j in enumerate(piv):   # getrf's row swaps, applied in order
-        perm[[i, j]] = perm[[j, i]]
-    return lu, perm
+def _lu_batch(a):
+    """(packed LU, row permutation) of matrices [b, n, n] by Doolittle elimination with
+    partial pivoting, LAPACK getrf's choice of pivot (the first largest |entry|)."""
+    a = a.copy()
+    b, n, _ = a.shape
+    perm = np.tile(np.arange(n), (b, 1))
+    rows = np.arange(b)
+    for k in range(n):
+        p = k + np.argmax(np.abs(a[:, k:, k]), axis=1)
+        a[rows, k], a[rows, p] = a[rows, p], a[rows, k].copy()
+        perm[rows, k], perm[rows, p] = perm[rows, p], perm[rows, k].copy()
+        pivot = a[:, k, k]
+        if np.any(pivot == 0):
+            raise InvalidArgumentError(None, "lu", "Input is not invertible.")
+        a[:, k + 1:, k] /= pivot[:, None]
+        a[:, k + 1:, k + 1:] -= a[:, k + 1:, k, None] * a[:, k, None, k + 1:]
+    return a, perm
 
 
 @kernel("lu")
 def lu(x, *, output_idx_type):
     a = _compute(x)
     n = a.shape[-1]
-    flat = a.reshape((-1, n, n))
-    packed = np.empty_like(flat)
-    perms = np.empty(flat.shape[:2], np.int64)
-    for i, m in enumerate(flat):
-        packed[i], perms[i] = _lu_one(m)
+    packed, perm = _lu_batch(a.reshape((-1, n, n)))
     return (packed.reshape(a.shape).astype(x.dtype, copy=False),
-            perms.reshape(a.shape[:-1]).astype(output_idx_type.np))
+            perm.reshape(a.shape[:-1]).astype(output_idx_type.np))

@@ -1,0 +1,50 @@
+"""TF-oracle cases for the matrix decompositions and what TF composes from them (format:
+tests/oracle/spec.py). Outputs whose signs are a convention of the algorithm (singular and
+eigen vectors) are left to tests/ops/test_decompositions.py, which compares invariants; here:
+singular values, eigenvalues, QR (Householder in both LAPACK and Eigen: the same signs), LU
+without pivot ties, pseudo-inverses, ranks and errors."""
+from oracle.spec import T, case
+
+SQ = T([[4, 1, 2], [1, 3, 0.5], [2, 0.5, 5]])
+NONSYM = T([[2, 7, -1], [1, 3, 9], [0.5, -2, 4]], "float64")  # only the lower part is read
+WIDE = T([[1, 2, 3, 4], [0, -1, 2, 0.5], [3, 0, 1, -2]], "float64")
+TALL = T([[[1, 2], [3, 4], [5, 7]], [[0, 1], [-1, 0], [2, 2]]])
+RANK1 = T([[1, 2, 3], [2, 4, 6], [-1, -2, -3]], "float64")
+ZEROS = T([[0, 0], [0, 0], [0, 0]])
+PIVOTED = T([[[1, 2, 3], [4, 5, 6], [7, 8, 10]], [[0, 2, 1], [3, 1, 0], [1, 0, 4]]], "float64")
+
+CASES = [
+    case("linalg.svd", TALL, compute_uv=False, grad=(0,)),
+    case("linalg.svd", WIDE, compute_uv=False, grad=(0,)),
+    case("linalg.svd", RANK1, compute_uv=False),
+    case("linalg.svd", ZEROS, compute_uv=False),
+    case("linalg.svd", T([1.0, 2.0])),
+    case("linalg.svd", T([[1, 2]], "int32")),
+    case("linalg.eigvalsh", NONSYM, grad=(0,)),
+    case("linalg.eigvalsh", T([[[2, 0], [1, 3]], [[1, 5], [5, 1]]]), grad=(0,)),
+    case("linalg.eigvalsh", T([[1, 2, 3], [4, 5, 6]])),
+    case("linalg.eigh", T([[1, 2, 3], [4, 5, 6]])),
+    case("linalg.qr", SQ, grad=(0,), tol=(1e-4, 1e-5)),
+    case("linalg.qr", TALL, grad=(0,), tol=(1e-4, 1e-5)),
+    case("linalg.qr", WIDE, grad=(0,)),
+    case("linalg.qr", TALL, full_matrices=True, tol=(1e-4, 1e-5)),
+    case("linalg.qr", T([1, 2], "int32")),
+    case("linalg.lu", PIVOTED),
+    case("linalg.lu", T([[2, 1], [4, 3]]), output_idx_type="int64"),
+    case("linalg.lu", T([[1, 2, 3], [4, 5, 6]])),
+    case("linalg.lu_reconstruct", T([[4, 3], [0.5, -0.5]]), T([1, 0], "int32"), grad=(0,)),
+    case("linalg.lu_solve", T([[4, 3], [0.5, -0.5]]), T([1, 0], "int32"),
+         T([[1, 2], [3, "inf"]]), modes=("eager", "graph")),  # XLA's triangular solve: NaN
+    case("linalg.lu_solve", T([[4, 3], [0.5, -0.5]]), T([1, 0], "int32"),
+         T([[[1, 2], [3, 4]], [[0, 1], [-1, 0]]]), grad=(0, 2)),
+    case("linalg.lu_matrix_inverse", T([[[4, 3], [0.5, -0.5]], [[2, 1], [0.25, 1]]]),
+         T([[1, 0], [0, 1]], "int32"), grad=(0,)),
+    case("linalg.pinv", WIDE, grad=(0,), tol=(1e-6, 1e-8)),
+    case("linalg.pinv", RANK1, tol=(1e-6, 1e-8)),
+    case("linalg.pinv", TALL, rcond=0.5, tol=(1e-4, 1e-5)),
+    case("linalg.pinv", ZEROS),
+    case("linalg.matrix_rank", RANK1),
+    case("linalg.matrix_rank", TALL),
+    case("linalg.matrix_rank", ZEROS),
+    case("linalg.matrix_rank", WIDE, tol=4.0),
+]

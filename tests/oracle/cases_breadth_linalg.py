@@ -48,3 +48,11 @@ CASES = [
     case("linalg.matrix_rank", ZEROS),
     case("linalg.matrix_rank", WIDE, tol=4.0),
 ]
+
+# tf.random's samplers draw from Philox streams in TF and Threefry in flowjit, so only their
+# errors are compared here; tests/ops/test_random_samplers.py checks their distributions.
+CASES += [
+    case("random.stateless_categorical", T([0.0, 1.0]), 4, T([1, 2], "int32")),
+    case("random.stateless_gamma", [3], T([1, 2], "int32"), T([1.0, 2.0])),
+    case("random.stateless_poisson", [3], T([1, 2], "int32"), T([1.0, 2.0])),
+]

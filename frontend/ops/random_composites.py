@@ -55,7 +55,7 @@ def _static_dims(shape, api):
 
 
 # --- seeds ---------------------------------------------------------------------------------
-@tf_export("random.split", "random.experimental.stateless_split")
+@tf_export("random.split")
 def split(seed, num=2, alg="auto_select"):
     """`num` new seeds ([num, 2], the seed's dtype) drawn from `seed`."""
     seed = convert_to_tensor(seed)
@@ -63,7 +63,7 @@ def split(seed, num=2, alg="auto_select"):
                                  alg=alg)
 
 
-@tf_export("random.fold_in", "random.experimental.stateless_fold_in")
+@tf_export("random.fold_in")
 def fold_in(seed, data, alg="auto_select"):
     """A new seed from `seed` and an integer `data`: [one draw of seed, data]."""
     data = convert_to_tensor(data)

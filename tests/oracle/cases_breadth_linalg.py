@@ -56,3 +56,9 @@ CASES += [
     case("random.stateless_gamma", [3], T([1, 2], "int32"), T([1.0, 2.0])),
     case("random.stateless_poisson", [3], T([1, 2], "int32"), T([1.0, 2.0])),
 ]
+CASES += [
+    case("random.create_rng_state", 1234, "philox"),
+    case("random.create_rng_state", -5, "philox"),
+    case("random.create_rng_state", 2 ** 64 + 3, "threefry"),
+    case("random.create_rng_state", 0, 2),
+]

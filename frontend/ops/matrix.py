@@ -16,7 +16,7 @@ from ..export import tf_export
 from . import array as A
 from . import math as M
 from . import reduce as R
-from .linalg import _index, cholesky, einsum, matmul, triangular_solve
+from .linalg import _index, cholesky, einsum, matmul, solve, triangular_solve
 from .nn import l2_normalize
 
 tf_export("linalg.l2_normalize")(l2_normalize)
@@ -201,12 +201,9 @@ def normalize(tensor, ord="euclidean", axis=None, name=None):  # noqa: A002  (TF
 _TRIDIAGONAL_FORMATS = ("compact", "sequence", "matrix")
 
 
-@tf_export("linalg.tridiagonal_matmul")
-def tridiagonal_matmul(diagonals, rhs, diagonals_format="compact", name=None):
-    """The product of tridiagonal matrices with `rhs` [..., M, N]. `diagonals` is compact
-    [..., 3, M] (superdiagonal, main, subdiagonal; the superdiagonal's last and the
-    subdiagonal's first entry are ignored), a sequence of three [..., M] tensors, or the
-    matrices [..., M, M] themselves."""
+def _tridiagonal_parts(diagonals, diagonals_format, opname):
+    """(superdiagonal, main, subdiagonal), each [..., M], from any of TF's three formats (the
+    superdiagonal's last and the subdiagonal's first entry are padding)."""
     if diagonals_format not in _TRIDIAGONAL_FORMATS:
         raise ValueError(f"Unrecognized diagonals_format: {diagonals_format}")
     if diagonals_format == "sequence":
@@ -215,7 +212,7 @@ def tridiagonal_matmul(diagonals, rhs, diagonals_format="compact", name=None):
         upper, main, lower = (convert_to_tensor(t) for t in diagonals)
     elif diagonals_format == "matrix":
         m = convert_to_tensor(diagonals)
-        size = _matrix_dims(m, "tridiagonal_matmul")[0]
+        size = _matrix_dims(m, opname)[0]
         zero = A.zeros_like(diag_part(m)[..., :1])
         upper = A.concat([diag_part(m, k=1), zero], -1) if size > 1 else diag_part(m)
         lower = A.concat([zero, diag_part(m, k=-1)], -1) if size > 1 else diag_part(m)
@@ -223,6 +220,16 @@ def tridiagonal_matmul(diagonals, rhs, diagonals_format="compact", name=None):
     else:
         d = convert_to_tensor(diagonals)
         upper, main, lower = d[..., 0, :], d[..., 1, :], d[..., 2, :]
+    return upper, main, lower
+
+
+@tf_export("linalg.tridiagonal_matmul")
+def tridiagonal_matmul(diagonals, rhs, diagonals_format="compact", name=None):
+    """The product of tridiagonal matrices with `rhs` [..., M, N]. `diagonals` is compact
+    [..., 3, M] (superdiagonal, main, subdiagonal; the superdiagonal's last and the
+    subdiagonal's first entry are ignored), a sequence of three [..., M] tensors, or the
+    matrices [..., M, M] themselves."""
+    upper, main, lower = _tridiagonal_parts(diagonals, diagonals_format, "tridiagonal_matmul")
     rhs = convert_to_tensor(rhs, dtype=main.dtype)
     size = rhs.shape.as_list()[-2] if rhs.shape.rank is not None else None
     if size is None:
@@ -240,6 +247,69 @@ def tridiagonal_matmul(diagonals, rhs, diagonals_format="compact", name=None):
         product = product + A.expand_dims(up, -1) * below + A.expand_dims(low, -1) * above
     return product
 
+
+
+def _banded_dense(bands, offsets):
+    """Square matrices [..., M, M] with bands[..., j, :] on diagonal offsets[j], stored in
+    TF's LEFT_RIGHT alignment: a superdiagonal's values first, a subdiagonal's last."""
+    size = bands[0].shape.as_list()[-1]
+    if size is None:
+        raise ValueError("flowjit needs the band length known while tracing")
+    dense = None
+    for band, k in zip(bands, offsets):
+        if abs(k) >= size:
+            continue
+        part = diag(band[..., :size - k] if k >= 0 else band[..., -k:], k=k)
+        dense = part if dense is None else dense + part
+    return dense
+
+
+def _broadcast_batches(a, b):
+    """a [..., M, M] and b [..., M, K] with their batch dims broadcast (known shapes)."""
+    batch = list(np.broadcast_shapes(tuple(a.shape.as_list()[:-2]),
+                                     tuple(b.shape.as_list()[:-2])))
+    return (A.broadcast_to(a, batch + a.shape.as_list()[-2:]),
+            A.broadcast_to(b, batch + b.shape.as_list()[-2:]))
+
+
+@tf_export("linalg.tridiagonal_solve")
+def tridiagonal_solve(diagonals, rhs, diagonals_format="compact", transpose_rhs=False,
+                      conjugate_rhs=False, name=None, partial_pivoting=True,
+                      perturb_singular=False):
+    """X with T @ X = rhs for tridiagonal T (formats as `tridiagonal_matmul`); rhs [..., M]
+    or [..., M, K] ([..., K, M] with `transpose_rhs`). Solved by elimination with partial
+    pivoting on the dense matrix (TF's Thomas-style kernel gives the same X)."""
+    if perturb_singular and not partial_pivoting:
+        raise ValueError("partial_pivoting must be True if perturb_singular is.")
+    upper, main, lower = _tridiagonal_parts(diagonals, diagonals_format, "tridiagonal_solve")
+    rhs = convert_to_tensor(rhs, dtype=main.dtype)
+    vector = rhs.shape.rank == main.shape.rank
+    if vector:
+        rhs = A.expand_dims(rhs, -1)
+    elif transpose_rhs:
+        rhs = matrix_transpose(rhs)
+    rows, size = rhs.shape.as_list()[-2], main.shape.as_list()[-1]
+    if rows is not None and size is not None and rows != size:
+        raise ValueError(f"Expected number of left-hand sided and right-hand sides to be "
+                         f"equal, got {size} and {rows}")
+    dense = _banded_dense([upper, main, lower], [1, 0, -1])
+    x = solve(*_broadcast_batches(dense, rhs))
+    return x[..., 0] if vector else x
+
+
+@tf_export("linalg.banded_triangular_solve")
+def banded_triangular_solve(bands, rhs, lower=True, adjoint=False, name=None):
+    """X with B @ X = rhs for banded triangular B given by `bands` [..., K, M]: the diagonal
+    then K-1 subdiagonals (`lower`), or K-1 superdiagonals down to the diagonal."""
+    bands = convert_to_tensor(bands)
+    rhs = convert_to_tensor(rhs, dtype=bands.dtype)
+    count = bands.shape.as_list()[-2]
+    if count is None:
+        raise ValueError("banded_triangular_solve: flowjit needs the number of bands known "
+                         "while tracing")
+    offsets = [-j for j in range(count)] if lower else list(range(count - 1, -1, -1))
+    dense = _banded_dense([bands[..., j, :] for j in range(count)], offsets)
+    return triangular_solve(dense, rhs, lower=lower, adjoint=adjoint)
 
 
 @tf_export("linalg.cholesky_solve")

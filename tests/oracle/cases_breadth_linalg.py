@@ -62,3 +62,21 @@ CASES += [
     case("random.create_rng_state", 2 ** 64 + 3, "threefry"),
     case("random.create_rng_state", 0, 2),
 ]
+TRI = T([[2, 1, -1, 9], [4, 3, 5, 2], [9, 0.5, 1, -2]], "float64")   # 9: ignored padding
+CASES += [
+    case("linalg.tridiagonal_solve", TRI, T([[1, 2], [3, 4], [0, -1], [2, 2]], "float64"),
+         grad=(0, 1)),
+    case("linalg.tridiagonal_solve", TRI, T([1, 2, 3, 4], "float64")),
+    case("linalg.tridiagonal_solve", T([[[1, 0], [3, 4], [0, 2]], [[0.5, 0], [1, 1], [0, 1]]]),
+         T([[[1, 2]], [[3, 4]]]), transpose_rhs=True, grad=(0, 1)),
+    case("linalg.tridiagonal_solve", T([[4, 1, 0], [1, 5, 2], [0, 1, 6]]), T([[1], [2], [3]]),
+         diagonals_format="matrix"),
+    case("linalg.tridiagonal_solve", TRI, T([[1], [2], [3]], "float64")),
+    case("linalg.banded_triangular_solve", T([[2, 3, 4, 5], [1, -1, 0.5, 9]]),
+         T([[1], [2], [3], [4]]), grad=(0, 1)),
+    case("linalg.banded_triangular_solve", T([[9, 1, -1, 0.5], [2, 3, 4, 5]]),
+         T([[1, 0], [2, 1], [3, 0], [4, 1]]), lower=False, grad=(0, 1)),
+    case("linalg.banded_triangular_solve", T([[[2, 3, 4], [1, -1, 0.5], [0.25, 9, 9]]],
+                                             "float64"),
+         T([[1], [2], [3]], "float64"), adjoint=True, grad=(0, 1)),
+]

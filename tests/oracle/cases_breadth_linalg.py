@@ -80,3 +80,12 @@ CASES += [
                                              "float64"),
          T([[1], [2], [3]], "float64"), adjoint=True, grad=(0, 1)),
 ]
+CASES += [
+    case("linalg.expm", T([[[0.1, 2.0], [-1.0, 0.3]], [[40.0, -3.0], [2.0, 1.0]]], "float64"),
+         grad=(0,), tol=(1e-9, 1e-12)),
+    case("linalg.expm", T([[0.001, 0.002], [0, -0.001]], "float64"), grad=(0,)),
+    case("linalg.expm", T([[0, 0.5, 0], [-0.5, 0, 0.25], [0, 0, 1.5]]), grad=(0,),
+         tol=(1e-5, 1e-6)),
+    case("linalg.expm", T([[0, 30], [-30, 0]]), tol=(1e-3, 1e-4)),
+    case("linalg.expm", T([[[1, 2], ["nan", 0]], [[0, 0], [0, 0]]])),
+]

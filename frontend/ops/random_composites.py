@@ -1,12 +1,13 @@
 """`tf.random`'s samplers built from flowjit's uniform draws: categorical (Gumbel-max),
 shuffle (sorting random keys), gamma (Marsaglia-Tsang), poisson (exponential waiting times
-below rate 10, Hormann's PTRS above), seed `split`/`fold_in`.
+below rate 10, Hormann's PTRS above), binomial (geometric waiting times below mean 10,
+Hormann's BTRS above), seed `split`/`fold_in`.
 
 Each sampler takes one uniform draw of shape [k, *result] (stateless: from the seed;
 stateful: one `random.uniform` op with the caller's seed) and computes the sample from its k
 planes, so the same composite runs eagerly, in the executor and under XLA. The rejection
 samplers evaluate a fixed number of candidates and keep the first accepted one: gamma's
-acceptance is >= 95% per candidate and PTRS's >= 88%, so with 8 candidates an element finds
+acceptance is >= 95% per candidate, PTRS's and BTRS's >= 88%, so with 8 candidates an element finds
 none with probability below 1e-7 (it then keeps the first candidate). The values differ from
 TF's (TF draws from Philox streams, flowjit from Threefry; README "Differences from TF").
 """
@@ -153,11 +154,7 @@ def _gamma(shape, alpha, beta, dtype, source, api, append):
     beta = None if beta is None else convert_to_tensor(beta, dtype=dt)
     params = alpha.shape.as_list() if beta is None else \
         list(np.broadcast_shapes(tuple(alpha.shape.as_list()), tuple(beta.shape.as_list())))
-    shape = _static_dims(shape, api)
-    if append:
-        shape = shape + params
-    elif shape[len(shape) - len(params):] != params:
-        raise op_error(api, "Shape passed in must end with broadcasted shape.")
+    shape = _result_shape(shape, params, api, append)
     x = _gamma_standard(alpha, shape, source, wide)
     if beta is not None:
         x = x / A.broadcast_to(M.cast(beta, wide), shape)
@@ -219,22 +216,33 @@ def _poisson_standard(lam, shape, source, wide):
     return M.where(M.less(lam, _PTRS_FROM), counted, drawn)
 
 
-_POISSON_DTYPES = (D.float16, D.float32, D.float64, D.int32, D.int64)
+_COUNT_DTYPES = (D.float16, D.float32, D.float64, D.int32, D.int64)
+
+
+def _count_dtype(dtype, api):
+    dt = D.as_dtype(dtype)
+    if dt not in _COUNT_DTYPES:
+        raise TypeError(f"{api}: dtype must be one of "
+                        f"{', '.join(d.name for d in _COUNT_DTYPES)}, got {dt.name}")
+    return dt
+
+
+def _result_shape(shape, params, api, append):
+    """TF's result shape: `shape + params` for the stateful ops; the stateless ones take the
+    full shape, which must end with the parameters' broadcast shape."""
+    shape = _static_dims(shape, api)
+    if append:
+        return shape + params
+    if shape[len(shape) - len(params):] != params:
+        raise op_error(api, "Shape passed in must end with broadcasted shape.")
+    return shape
 
 
 def _poisson(shape, lam, dtype, source, api, append):
-    dt = D.as_dtype(dtype)
-    if dt not in _POISSON_DTYPES:
-        raise TypeError(f"{api}: dtype must be one of "
-                        f"{', '.join(d.name for d in _POISSON_DTYPES)}, got {dt.name}")
+    dt = _count_dtype(dtype, api)
     lam = convert_to_tensor(lam, dtype_hint=D.float32)
     wide = D.float64 if lam.dtype is D.float64 else D.float32
-    params = lam.shape.as_list()
-    shape = _static_dims(shape, api)
-    if append:
-        shape = shape + params
-    elif shape[len(shape) - len(params):] != params:
-        raise op_error(api, "Shape passed in must end with broadcasted shape.")
+    shape = _result_shape(shape, lam.shape.as_list(), api, append)
     return M.cast(_poisson_standard(lam, shape, source, wide), dt)
 
 
@@ -250,3 +258,62 @@ def stateless_poisson(shape, seed, lam, dtype=D.int32, name=None):
 def poisson(shape, lam, dtype=D.float32, seed=None, name=None):
     """Poisson(lam) samples of shape `shape + lam.shape`."""
     return _poisson(shape, lam, dtype, _stateful_source(seed), "random.poisson", append=True)
+
+
+# --- binomial ------------------------------------------------------------------------------
+_BTRS_FROM = 10.0         # TF's switch from inversion to BTRS (on n * min(p, 1 - p))
+
+
+def _binomial_standard(n, p, shape, source, wide):
+    """Binomial(n, p) samples of `shape`, drawn for min(p, 1 - p) and mirrored."""
+    u = source([_WAITING_TIMES] + shape, wide)
+    n = A.broadcast_to(M.cast(n, wide), shape)
+    p = A.broadcast_to(M.cast(p, wide), shape)
+    q = M.minimum(p, 1 - p)
+    # mean < 10: successes are the geometric gaps between them that fit in n trials
+    log_miss = M.log1p(-q)
+    gaps = M.floor(M.log(_open_unit(u)) / M.where(M.less(log_miss, 0), log_miss, -1.0)) + 1
+    gaps = M.where(M.greater(q, 0), gaps, A.fill(A.shape(gaps), np.array(np.inf, wide.np)))
+    counted = R.reduce_sum(M.cast(M.less_equal(R.cumsum(gaps, axis=0), n), wide), axis=0)
+    # mean >= 10: BTRS (Hormann 1993) on pairs of the same uniforms
+    k_ = _CANDIDATES
+    big_n = M.maximum(n, _BTRS_FROM / M.maximum(q, 1e-3))   # keeps unused lanes finite
+    qq = M.maximum(q, 1e-3)
+    spq = M.sqrt(big_n * qq * (1 - qq))
+    b = 1.15 + 2.53 * spq
+    a = -0.0873 + 0.0248 * b + 0.01 * qq
+    c = big_n * qq + 0.5
+    vr = 0.92 - 4.2 / b
+    alpha = (2.83 + 5.1 / b) * spq
+    lpq = M.log(qq / (1 - qq))
+    m = M.floor((big_n + 1) * qq)
+    h = _log_factorial(m) + _log_factorial(big_n - m)
+    uu = u[:k_] - 0.5
+    v = _open_unit(u[k_:2 * k_])
+    us = 0.5 - M.abs(uu)
+    k = M.floor((2 * a / us + b) * uu + c)
+    inside = M.logical_and(M.greater_equal(k, 0), M.less_equal(k, big_n))
+    k_safe = M.minimum(M.maximum(k, 0), big_n)
+    quick = M.logical_and(M.greater_equal(us, 0.07), M.less_equal(v, vr))
+    full = M.less_equal(M.log(v * alpha / (a / (us * us) + b)),
+                        h - _log_factorial(k_safe) - _log_factorial(big_n - k_safe)
+                        + (k_safe - m) * lpq)
+    accept = M.logical_and(inside, M.logical_or(quick, full))
+    drawn = _first_accepted(accept, k_safe)
+    draws = M.where(M.less(n * q, _BTRS_FROM), counted, drawn)
+    return M.where(M.greater(p, 0.5), n - draws, draws)
+
+
+@tf_export("random.stateless_binomial")
+def stateless_binomial(shape, seed, counts, probs, output_dtype=D.int32, name=None):
+    """Binomial(counts, probs) samples of `shape`, which must end with the parameters'
+    broadcast shape; a deterministic function of `seed`."""
+    api = "random.stateless_binomial"
+    dt = _count_dtype(output_dtype, api)
+    counts = convert_to_tensor(counts, dtype_hint=D.float32)
+    probs = convert_to_tensor(probs, dtype=counts.dtype)
+    wide = D.float64 if counts.dtype is D.float64 else D.float32
+    params = list(np.broadcast_shapes(tuple(counts.shape.as_list()),
+                                      tuple(probs.shape.as_list())))
+    shape = _result_shape(shape, params, api, append=False)
+    return M.cast(_binomial_standard(counts, probs, shape, _stateless_source(seed), wide), dt)

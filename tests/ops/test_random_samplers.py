@@ -1,4 +1,4 @@
-"""tf.random's samplers (categorical, shuffle, gamma, poisson, split, fold_in): their values
+"""tf.random's samplers (categorical, shuffle, gamma, poisson, binomial, split, fold_in): their values
 come from flowjit's Threefry streams, not TF's Philox ones, so the tests check what TF
 promises: shapes and dtypes, determinism in the seed, the same values in every mode, and the
 distributions' moments and edge cases (impossible classes, rate and shape 0)."""
@@ -18,16 +18,20 @@ def _in_mode(fn, mode):
                                                   autograph=False)
 
 
-def _draw_all(logits, alpha, lam):
+def _draw_all(logits, alpha, lam, counts, probs):
     return (tf.random.stateless_categorical(logits, 4000, SEED),
             tf.random.stateless_gamma([20000, 4], SEED, alpha),
             tf.random.stateless_poisson([20000, 5], SEED, lam),
-            tf.random.split(SEED, 3), tf.random.fold_in(SEED, 7))
+            tf.random.split(SEED, 3), tf.random.fold_in(SEED, 7),
+            tf.random.stateless_binomial([20000, 8], SEED, counts, probs))
 
 
 ARGS = (np.array([[0.0, np.log(3.0), -np.inf], [5.0, 5.0, 5.0]], np.float32),
         np.array([0.0, 0.3, 1.0, 7.5], np.float32),
-        np.array([0.0, 2.5, 9.9, 10.0, 40.0], np.float32))
+        np.array([0.0, 2.5, 9.9, 10.0, 40.0], np.float32),
+        # both sides of the switch to BTRS at mean 10, p mirrored above 0.5, p 0 and 1
+        np.array([0.0, 5.0, 10.0, 20.0, 100.0, 1000.0, 7.0, 50.0], np.float32),
+        np.array([0.3, 1.0, 0.5, 0.1, 0.3, 0.02, 0.0, 0.9], np.float32))
 
 
 @pytest.fixture(scope="module")
@@ -44,7 +48,7 @@ def test_every_mode_draws_the_same_values(mode, eager_draws):
 
 
 def test_distributions_have_their_moments(eager_draws):
-    classes, gammas, counts, seeds, folded = eager_draws
+    classes, gammas, counts, seeds, folded, successes = eager_draws
     assert classes.dtype == np.int64 and classes.shape == (2, 4000)
     freq = [np.bincount(row, minlength=3) / row.size for row in classes]
     np.testing.assert_allclose(freq[0], [0.25, 0.75, 0.0], atol=0.03)
@@ -60,6 +64,10 @@ def test_distributions_have_their_moments(eager_draws):
     np.testing.assert_allclose(counts[:, 1:].var(0), ARGS[2][1:], rtol=0.08)
     assert seeds.shape == (3, 2) and seeds.dtype == np.int32 and len({*map(tuple, seeds)}) == 3
     assert folded.tolist()[1] == 7 and folded.dtype == np.int32
+    n, p = ARGS[3], ARGS[4]
+    assert successes.dtype == np.int32 and np.all((successes >= 0) & (successes <= n))
+    np.testing.assert_allclose(successes.mean(0), n * p, rtol=0.03, atol=0.01)
+    np.testing.assert_allclose(successes.var(0), n * p * (1 - p), rtol=0.08, atol=0.01)
 
 
 def test_stateless_draws_are_functions_of_the_seed():
@@ -125,3 +133,5 @@ def test_bad_arguments_raise_tf_classes():
         tf.random.stateless_gamma([3], SEED, [1.0, 2.0])
     with pytest.raises(TypeError):
         tf.random.stateless_poisson([3], SEED, 1.0, dtype=tf.bool)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="must end with broadcasted"):
+        tf.random.stateless_binomial([3], SEED, [1.0, 2.0], 0.5)

@@ -102,8 +102,7 @@ NOT_YET = {
     "random": """
         all_candidate_sampler fixed_unigram_candidate_sampler
         learned_unigram_candidate_sampler log_uniform_candidate_sampler
-        stateless_binomial stateless_parameterized_truncated_normal
-        uniform_candidate_sampler
+        stateless_parameterized_truncated_normal uniform_candidate_sampler
 """.split(),
     "signal": """
         fftnd ifftnd inverse_mdct irfftnd kaiser_bessel_derived_window mdct rfftnd

@@ -3,5 +3,6 @@
 The functions live with their op families in frontend/ops/; this file is the namespace.
 """
 
+from flowjit.frontend.state import random_generator as _random_generator  # noqa: F401
 from flowjit.frontend.export import install as _install
 _install(globals(), "random")

@@ -918,6 +918,21 @@ add("matrix_triangular_solve", lambda a, b: tf.linalg.triangular_solve(a, b, low
 add("log_matrix_determinant", lambda x: tf.linalg.slogdet(x), well_conditioned((2, 3, 3), F64))
 add("log_matrix_determinant", lambda x: tf.linalg.slogdet(-x), well_conditioned((3, 3), F32),
     tag="f32-negative", rtol=1e-5, atol=1e-6)
+# decompositions: LAPACK in every mode (XLA through jax's custom calls); sign-free outputs
+# (|q|, |u|, ...) where the vectors' signs are a convention
+add("qr", lambda x: [tf.abs(t) for t in tf.linalg.qr(x)], R((2, 4, 3), F64))
+add("qr", lambda x: [tf.abs(t) for t in tf.linalg.qr(x, full_matrices=True)], R((3, 5), F32),
+    tag="f32-wide-full", rtol=1e-4, atol=1e-5)
+add("svd", lambda x: [tf.abs(t) for t in tf.linalg.svd(x)], R((2, 3, 5), F64))
+add("svd", lambda x: tf.linalg.svd(x, compute_uv=False), R((4, 3), F32), tag="f32-values",
+    rtol=1e-5, atol=1e-5)
+add("self_adjoint_eig", lambda x: [tf.abs(t) for t in tf.linalg.eigh(x)], spd((2, 4, 4), F64))
+add("self_adjoint_eig", tf.linalg.eigvalsh, R((3, 3), F32), tag="f32-values", rtol=1e-5,
+    atol=1e-5)
+add("eig", lambda x: tf.math.real(tf.linalg.eigvals(x)), spd((3, 3), F64), tag="f64-values")
+add("lu", tf.linalg.lu, well_conditioned((2, 4, 4), F64))
+add("lu", lambda x: tf.linalg.lu(x, output_idx_type=tf.int64), well_conditioned((3, 3), F32),
+    tag="f32-i64", rtol=1e-5, atol=1e-6)
 # --- strings: eager and the executor; XLA refuses string tensors with TF's error class -------
 _WORDS = np.array([b"", b"a", b" Ab c ", b"h\xc3\xa9llo", b"x,y,,z", b"42", b"-7", b"0.5"],
                   dtype=object)

@@ -3,14 +3,16 @@ marked with its TF names where it is defined (`frontend/export.py`: `tf_export`)
 from ...ir.families import load_families
 
 # Composites of other families' ops, with no ops of their own: image, image_boxes,
-# image_geometry, image_color, image_quality, image_random (tf.image), matrix (tf.linalg),
-# nn_composites, nn_conv, nn_ctc, nn_windows (tf.nn), signal_mdct (tf.signal), safe_math
-# (tf.math's *_no_nan, xlogy, ...), program (tf.executing_eagerly, tf.group, ...); axes: the
-# axis-attribute helper the families share.
+# image_geometry, image_color, image_quality, image_random (tf.image), matrix,
+# linear_operator (tf.linalg, tf.linalg.LinearOperator*), nn_composites, nn_conv, nn_ctc,
+# nn_windows (tf.nn), random_composites (tf.random's samplers), signal_mdct (tf.signal),
+# safe_math (tf.math's *_no_nan, xlogy, ...), program (tf.executing_eagerly, tf.group, ...);
+# axes: the axis-attribute helper the families share.
 COMPOSITES = ("image", "image_boxes", "image_geometry", "image_color", "image_quality",
-              "image_random", "matrix", "nn_composites", "nn_conv", "nn_ctc", "nn_windows",
-              "signal_mdct", "safe_math", "program")
+              "image_random", "matrix", "linear_operator", "nn_composites", "nn_conv",
+              "nn_ctc", "nn_windows", "random_composites", "signal_mdct", "safe_math",
+              "program")
 FAMILIES = load_families(__name__, __path__, not_families=COMPOSITES + ("axes",))
 from . import (image, image_boxes, image_color, image_geometry,  # noqa: E402,F401
-               image_quality, image_random, matrix, nn_composites, nn_conv, nn_ctc,
-               nn_windows, program, safe_math, signal_mdct)
+               image_quality, image_random, linear_operator, matrix, nn_composites, nn_conv,
+               nn_ctc, nn_windows, program, random_composites, safe_math, signal_mdct)

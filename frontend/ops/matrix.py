@@ -16,7 +16,7 @@ from ..export import tf_export
 from . import array as A
 from . import math as M
 from . import reduce as R
-from .linalg import _index, cholesky, einsum, matmul, triangular_solve
+from .linalg import _index, cholesky, einsum, matmul, solve, triangular_solve
 from .nn import l2_normalize
 
 tf_export("linalg.l2_normalize")(l2_normalize)
@@ -201,12 +201,9 @@ def normalize(tensor, ord="euclidean", axis=None, name=None):  # noqa: A002  (TF
 _TRIDIAGONAL_FORMATS = ("compact", "sequence", "matrix")
 
 
-@tf_export("linalg.tridiagonal_matmul")
-def tridiagonal_matmul(diagonals, rhs, diagonals_format="compact", name=None):
-    """The product of tridiagonal matrices with `rhs` [..., M, N]. `diagonals` is compact
-    [..., 3, M] (superdiagonal, main, subdiagonal; the superdiagonal's last and the
-    subdiagonal's first entry are ignored), a sequence of three [..., M] tensors, or the
-    matrices [..., M, M] themselves."""
+def _tridiagonal_parts(diagonals, diagonals_format, opname):
+    """(superdiagonal, main, subdiagonal), each [..., M], from any of TF's three formats (the
+    superdiagonal's last and the subdiagonal's first entry are padding)."""
     if diagonals_format not in _TRIDIAGONAL_FORMATS:
         raise ValueError(f"Unrecognized diagonals_format: {diagonals_format}")
     if diagonals_format == "sequence":
@@ -215,7 +212,7 @@ def tridiagonal_matmul(diagonals, rhs, diagonals_format="compact", name=None):
         upper, main, lower = (convert_to_tensor(t) for t in diagonals)
     elif diagonals_format == "matrix":
         m = convert_to_tensor(diagonals)
-        size = _matrix_dims(m, "tridiagonal_matmul")[0]
+        size = _matrix_dims(m, opname)[0]
         zero = A.zeros_like(diag_part(m)[..., :1])
         upper = A.concat([diag_part(m, k=1), zero], -1) if size > 1 else diag_part(m)
         lower = A.concat([zero, diag_part(m, k=-1)], -1) if size > 1 else diag_part(m)
@@ -223,6 +220,16 @@ def tridiagonal_matmul(diagonals, rhs, diagonals_format="compact", name=None):
     else:
         d = convert_to_tensor(diagonals)
         upper, main, lower = d[..., 0, :], d[..., 1, :], d[..., 2, :]
+    return upper, main, lower
+
+
+@tf_export("linalg.tridiagonal_matmul")
+def tridiagonal_matmul(diagonals, rhs, diagonals_format="compact", name=None):
+    """The product of tridiagonal matrices with `rhs` [..., M, N]. `diagonals` is compact
+    [..., 3, M] (superdiagonal, main, subdiagonal; the superdiagonal's last and the
+    subdiagonal's first entry are ignored), a sequence of three [..., M] tensors, or the
+    matrices [..., M, M] themselves."""
+    upper, main, lower = _tridiagonal_parts(diagonals, diagonals_format, "tridiagonal_matmul")
     rhs = convert_to_tensor(rhs, dtype=main.dtype)
     size = rhs.shape.as_list()[-2] if rhs.shape.rank is not None else None
     if size is None:
@@ -240,6 +247,146 @@ def tridiagonal_matmul(diagonals, rhs, diagonals_format="compact", name=None):
         product = product + A.expand_dims(up, -1) * below + A.expand_dims(low, -1) * above
     return product
 
+
+
+def _banded_dense(bands, offsets):
+    """Square matrices [..., M, M] with bands[..., j, :] on diagonal offsets[j], stored in
+    TF's LEFT_RIGHT alignment: a superdiagonal's values first, a subdiagonal's last."""
+    size = bands[0].shape.as_list()[-1]
+    if size is None:
+        raise ValueError("flowjit needs the band length known while tracing")
+    dense = None
+    for band, k in zip(bands, offsets):
+        if abs(k) >= size:
+            continue
+        part = diag(band[..., :size - k] if k >= 0 else band[..., -k:], k=k)
+        dense = part if dense is None else dense + part
+    return dense
+
+
+def _broadcast_batches(a, b):
+    """a [..., M, M] and b [..., M, K] with their batch dims broadcast (known shapes)."""
+    batch = list(np.broadcast_shapes(tuple(a.shape.as_list()[:-2]),
+                                     tuple(b.shape.as_list()[:-2])))
+    return (A.broadcast_to(a, batch + a.shape.as_list()[-2:]),
+            A.broadcast_to(b, batch + b.shape.as_list()[-2:]))
+
+
+@tf_export("linalg.tridiagonal_solve")
+def tridiagonal_solve(diagonals, rhs, diagonals_format="compact", transpose_rhs=False,
+                      conjugate_rhs=False, name=None, partial_pivoting=True,
+                      perturb_singular=False):
+    """X with T @ X = rhs for tridiagonal T (formats as `tridiagonal_matmul`); rhs [..., M]
+    or [..., M, K] ([..., K, M] with `transpose_rhs`). Solved by elimination with partial
+    pivoting on the dense matrix (TF's Thomas-style kernel gives the same X)."""
+    if perturb_singular and not partial_pivoting:
+        raise ValueError("partial_pivoting must be True if perturb_singular is.")
+    upper, main, lower = _tridiagonal_parts(diagonals, diagonals_format, "tridiagonal_solve")
+    rhs = convert_to_tensor(rhs, dtype=main.dtype)
+    vector = rhs.shape.rank == main.shape.rank
+    if vector:
+        rhs = A.expand_dims(rhs, -1)
+    elif transpose_rhs:
+        rhs = matrix_transpose(rhs)
+    rows, size = rhs.shape.as_list()[-2], main.shape.as_list()[-1]
+    if rows is not None and size is not None and rows != size:
+        raise ValueError(f"Expected number of left-hand sided and right-hand sides to be "
+                         f"equal, got {size} and {rows}")
+    dense = _banded_dense([upper, main, lower], [1, 0, -1])
+    x = solve(*_broadcast_batches(dense, rhs))
+    return x[..., 0] if vector else x
+
+
+@tf_export("linalg.banded_triangular_solve")
+def banded_triangular_solve(bands, rhs, lower=True, adjoint=False, name=None):
+    """X with B @ X = rhs for banded triangular B given by `bands` [..., K, M]: the diagonal
+    then K-1 subdiagonals (`lower`), or K-1 superdiagonals down to the diagonal."""
+    bands = convert_to_tensor(bands)
+    rhs = convert_to_tensor(rhs, dtype=bands.dtype)
+    count = bands.shape.as_list()[-2]
+    if count is None:
+        raise ValueError("banded_triangular_solve: flowjit needs the number of bands known "
+                         "while tracing")
+    offsets = [-j for j in range(count)] if lower else list(range(count - 1, -1, -1))
+    dense = _banded_dense([bands[..., j, :] for j in range(count)], offsets)
+    return triangular_solve(dense, rhs, lower=lower, adjoint=adjoint)
+
+
+# Pade coefficients b_0..b_m of exp (Higham 2005, "The scaling and squaring method for the
+# matrix exponential revisited"), and the 1-norm up to which each degree is accurate.
+_PADE = {3: (120.0, 60.0, 12.0, 1.0),
+         5: (30240.0, 15120.0, 3360.0, 420.0, 30.0, 1.0),
+         7: (17297280.0, 8648640.0, 1995840.0, 277200.0, 25200.0, 1512.0, 56.0, 1.0),
+         9: (17643225600.0, 8821612800.0, 2075673600.0, 302702400.0, 30270240.0, 2162160.0,
+             110880.0, 3960.0, 90.0, 1.0),
+         13: (64764752532480000.0, 32382376266240000.0, 7771770303897600.0,
+              1187353796428800.0, 129060195264000.0, 10559470521600.0, 670442572800.0,
+              33522128640.0, 1323241920.0, 40840800.0, 960960.0, 16380.0, 182.0, 1.0)}
+# (degree, norm bound) per precision; the last degree runs on the scaled matrix.
+_PADE_STEPS = {"single": ((3, 4.258730016922831e-001), (5, 1.880152677804762e+000),
+                          (7, 3.925724783138660)),
+               "double": ((3, 1.495585217958292e-002), (5, 2.539398330063230e-001),
+                          (7, 9.504178996162932e-001), (9, 2.097847961257068e+000),
+                          (13, 5.371920351148152))}
+
+
+def _pade(a, degree):
+    """(U, V) of the degree-m Pade approximant: exp(a) ~ (V - U)^-1 (V + U)."""
+    b = _PADE[degree]
+    eye = A.eye(a.shape.as_list()[-1], dtype=a.dtype)
+    powers = {0: eye, 2: matmul(a, a)}
+    for k in range(4, min(degree, 7) + 1, 2):
+        powers[k] = matmul(powers[k - 2], powers[2])
+    if degree == 13:   # Higham's evaluation with A^2, A^4, A^6 only
+        a2, a4, a6 = powers[2], powers[4], powers[6]
+        u = matmul(a6, b[13] * a6 + b[11] * a4 + b[9] * a2) + b[7] * a6 + b[5] * a4 + \
+            b[3] * a2 + b[1] * eye
+        v = matmul(a6, b[12] * a6 + b[10] * a4 + b[8] * a2) + b[6] * a6 + b[4] * a4 + \
+            b[2] * a2 + b[0] * eye
+        return matmul(a, u), v
+    if degree == 9:
+        powers[8] = matmul(powers[6], powers[2])
+    u = sum(b[k] * powers[k - 1] for k in range(1, degree + 1, 2))
+    v = sum(b[k] * powers[k] for k in range(0, degree + 1, 2))
+    return matmul(a, u), v
+
+
+@tf_export("linalg.expm")
+def expm(input, name=None):  # noqa: A002  (TF's name)
+    """exp of each square matrix by scaling and squaring with Pade approximants, TF's choice
+    of degree by the 1-norm; NaN matrices where any input entry is not finite."""
+    from ..control.control_flow import while_loop
+    a = convert_to_tensor(input)
+    rows, cols = _matrix_dims(a, "expm")
+    if rows == 0 and cols == 0:
+        return a
+    if a.dtype.name not in ("float16", "float32", "float64"):
+        raise ValueError(f"tf.linalg.expm does not support matrices of type {a.dtype!r}")
+    steps = _PADE_STEPS["double" if a.dtype.name == "float64" else "single"]
+    norm = A.expand_dims(A.expand_dims(R.reduce_max(R.reduce_sum(M.abs(a), axis=-2), axis=-1),
+                                       -1), -1)
+    top_bound = steps[-1][1]
+    squarings = M.maximum(M.floor(M.log(norm / top_bound) / np.log(2.0)), 0.0)
+    top = _pade(a / M.pow(M.cast(2.0, a.dtype), squarings), steps[-1][0])
+    u, v = top
+    for degree, bound in reversed(steps[:-1]):
+        low_u, low_v = _pade(a, degree)
+        u = M.where(M.less(norm, bound), low_u, u)
+        v = M.where(M.less(norm, bound), low_v, v)
+    finite = M.is_finite(R.reduce_max(norm))
+    eye = A.eye(rows, dtype=a.dtype)
+    result = solve(M.where(finite, v - u, eye), M.where(finite, v + u, eye))
+    result = M.where(finite, result, A.fill(A.shape(a), np.array(np.nan, a.dtype.np)))
+    most = M.where(finite, R.reduce_max(squarings), 0.0)
+
+    def square(i, r):
+        return i + 1, M.where(M.less(i, squarings), matmul(r, r), r)
+    # The bound never binds (no finite norm needs more squarings than the dtype's largest
+    # binary exponent); it lets XLA keep each iteration for the gradient.
+    _, result = while_loop(lambda i, _: M.less(i, most), square,
+                           [A.zeros([], dtype=a.dtype), result],
+                           maximum_iterations=int(np.finfo(a.dtype.np).maxexp))
+    return result
 
 
 @tf_export("linalg.cholesky_solve")

@@ -16,6 +16,7 @@ from ...ir.shapes import format_shape
 from ...lowering import rule_generation
 from ...runtime import profiler
 from ..eager import config
+from . import warm_start
 
 log = logging.getLogger("flowjit")
 
@@ -120,6 +121,7 @@ def compile_xla(program, values, build, donate):
     exe.rule_generation = rule_generation.GENERATION   # a cached call checks it cheaply
     exe.df_module = module
     exe.lowered = lowered
+    warm_start.store(cf, values, exe)
     if config.LOG_COMPILES:
         reused = program.compile_count   # earlier compiles reuse the trace
         how = (f"reusing its trace (compile {reused + 1} of that trace)" if reused

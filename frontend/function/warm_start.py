@@ -126,7 +126,7 @@ def _function_print(fn, depth: int, seen: set):
 
 
 def _environment() -> dict:
-    import jaxlib
+    from importlib.metadata import version as installed_version
 
     from ...lowering import rule_generation
     from ...passes.pipeline import get_experimental_options
@@ -135,7 +135,7 @@ def _environment() -> dict:
     # the package's version, read from the loaded package (importing it here would be a
     # cycle: the package imports this layer)
     version = getattr(sys.modules.get(__name__.split(".")[0]), "__version__", None)
-    return {"flowjit": version, "jaxlib": jaxlib.__version__,
+    return {"flowjit": version, "jaxlib": installed_version("jaxlib"),
             "rules": rule_generation.GENERATION,
             "optimizer": sorted((k, repr(v)) for k, v in get_experimental_options().items()),
             "device": [device.platform, device.device_kind]}

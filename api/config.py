@@ -4,7 +4,8 @@ from types import SimpleNamespace
 
 from flowjit.frontend.eager.config import functions_run_eagerly, get_synchronous_execution, run_functions_eagerly, set_synchronous_execution
 from flowjit.frontend.eager.device import LogicalDevice, LogicalDeviceConfiguration, PhysicalDevice, get_logical_device_configuration, list_logical_devices, list_physical_devices, set_logical_device_configuration
-
+from flowjit.frontend.function.retracing import get_strict_retracing, set_strict_retracing
+from flowjit.frontend.function.warm_start import compilation_cache_dir, disable_compilation_cache, enable_compilation_cache
 
 
 def set_experimental_options(options: dict):
@@ -22,6 +23,13 @@ def get_experimental_options() -> dict:
 optimizer = SimpleNamespace(set_experimental_options=set_experimental_options,
                             get_experimental_options=get_experimental_options)
 experimental = SimpleNamespace(set_synchronous_execution=set_synchronous_execution,
-                               get_synchronous_execution=get_synchronous_execution)
+                               get_synchronous_execution=get_synchronous_execution,
+                               set_strict_retracing=set_strict_retracing,
+                               get_strict_retracing=get_strict_retracing,
+                               enable_compilation_cache=enable_compilation_cache,
+                               disable_compilation_cache=disable_compilation_cache,
+                               compilation_cache_dir=compilation_cache_dir)
 del get_experimental_options, set_experimental_options, SimpleNamespace
 del get_synchronous_execution, set_synchronous_execution
+del get_strict_retracing, set_strict_retracing
+del compilation_cache_dir, disable_compilation_cache, enable_compilation_cache

@@ -9,3 +9,4 @@ from flowjit.ir.errors import (
     OperatorNotAllowedInGraphError, OutOfRangeError, PermissionDeniedError,
     ResourceExhaustedError, UnauthenticatedError, UnavailableError, UnimplementedError,
     UnknownError)
+from flowjit.frontend.function.retracing import RetracingError  # flowjit's strict retracing

@@ -30,6 +30,7 @@ from dataclasses import dataclass  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import scenarios as sc  # noqa: E402
+import warm_start  # noqa: E402
 from common import table  # noqa: E402
 
 
@@ -83,6 +84,10 @@ ROWS = [
         tf="TF graph 10.7 s"),
     Row("chain phases N={n} / N={n_small}", sc.chain, "phases", "phases_small",
         "N={n_small}", 5.5, unit=""),
+    Row("chain N={n}, XLA first call in a second process (compilation cache)",
+        warm_start.scenario, "chain_warm", "chain_cold", "cold first call", 0.1),
+    Row("MLP step (functional), XLA first call in a second process (compilation cache)",
+        warm_start.scenario, "mlp_warm", "mlp_cold", "cold first call", 0.2),
     Row("import flowjit, fresh process", sc.import_time, "flowjit", None, "", 1.0,
         note="import jax {jax:.2f} s, import numpy {numpy:.2f} s (jax loads on the first "
              "XLA compile)"),

@@ -83,11 +83,17 @@ def to_device(value):
                enable_x64=True)
 
 
-def compile_module(mlir_module):
-    """Compile a jaxlib `ir.Module` (StableHLO) to a loaded executable on one device."""
+def compile_module(mlir_module, host_callbacks=()):
+    """Compile a jaxlib `ir.Module` (StableHLO) to a loaded executable on one device;
+    `host_callbacks` are the Python callables its callback custom calls name by index."""
     from .jax_internals import module_to_bytecode, xla_client as xc
+    devices = xc.DeviceList((device(),))
+    if host_callbacks:   # only the module form of compile takes callbacks
+        return backend().compile_and_load(mlir_module, executable_devices=devices,
+                                          compile_options=xc.CompileOptions(),
+                                          host_callbacks=list(host_callbacks))
     code = module_to_bytecode(mlir_module)
-    return backend().compile_and_load(code, xc.DeviceList((device(),)), xc.CompileOptions())
+    return backend().compile_and_load(code, devices, xc.CompileOptions())
 
 
 class XlaExecutable:
@@ -96,7 +102,7 @@ class XlaExecutable:
     ResourceHandles), then host inputs filled before every run."""
 
     def __init__(self, loaded, num_results: int, written_args, timings: dict, fillers=(),
-                 first_capture=0, captures=()):
+                 first_capture=0, captures=(), host_callbacks=(), failures=None):
         self.loaded = loaded
         self.num_results = num_results
         self.written_args = list(written_args)
@@ -118,12 +124,28 @@ class XlaExecutable:
             self.run = self._run_with_constants
         else:
             self.run = self._execute
+        self._host_callbacks = list(host_callbacks)   # alive as long as the executable
+        if self._host_callbacks:
+            self._run_callbacks_free, self._failures = self.run, failures
+            self.run = self._run_with_callbacks
 
     def __call__(self, bufs):
         return self.run(*bufs)
 
     def _run_with_constants(self, *bufs):
         return self._execute(*bufs, *self._captures)
+
+    def _run_with_callbacks(self, *bufs):
+        """Prints and asserts run on the host during the call: it ends when they have, and a
+        failed assert raises here."""
+        outs = self._run_callbacks_free(*bufs)
+        wait(outs)
+        failures = self._failures
+        if failures:
+            first = failures[0]
+            failures.clear()
+            raise first
+        return outs
 
     def _run(self, *bufs):
         """Variables: their locks are held from reading their buffers to writing the results
@@ -196,7 +218,8 @@ def _copy(buffer):
 def build(lowered, timings: dict, first_capture=0, captures=()) -> XlaExecutable:
     t0 = time.perf_counter()
     with profiler.phase("xla_compile"):
-        loaded = compile_module(lowered.module)
+        loaded = compile_module(lowered.module, lowered.host_callbacks)
     timings["xla_compile"] = time.perf_counter() - t0
     return XlaExecutable(loaded, lowered.num_results, lowered.written_args, timings,
-                         lowered.host_inputs, first_capture, captures)
+                         lowered.host_inputs, first_capture, captures, lowered.host_callbacks,
+                         lowered.failures)

@@ -120,6 +120,8 @@ def compile_xla(program, values, build, donate):
     exe.rule_generation = rule_generation.GENERATION   # a cached call checks it cheaply
     exe.df_module = module
     exe.lowered = lowered
+    for hook in AFTER_XLA_COMPILE:
+        hook(cf, values, exe)
     if config.LOG_COMPILES:
         reused = program.compile_count   # earlier compiles reuse the trace
         how = (f"reusing its trace (compile {reused + 1} of that trace)" if reused
@@ -154,6 +156,10 @@ def shape_signature(cf, values=None) -> str:
         parts.append(f"{tt.dtype.mlir}{format_shape(shape)}")
     return ",".join(parts)
 
+
+# Called with (cf, values, executable) after every XLA compile: the compilation cache stores
+# the executable there (warm_start.py registers it).
+AFTER_XLA_COMPILE: list = []
 
 # Writes every compiler-IR stage of a compile to FLOWJIT_DUMP_TO: `dump(cf, values,
 # executable)`, set by compiler_ir.py (which reads the stages through this module).

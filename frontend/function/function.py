@@ -13,7 +13,7 @@ import inspect
 import logging
 import weakref
 
-from . import compiler_ir, trace_type, tracing
+from . import compiler_ir, retracing, trace_type, tracing, warm_start
 from ..eager import config
 from .. import nest, summary
 from ..autograph import converter as autograph_converter, features as autograph_features
@@ -27,7 +27,6 @@ log = logging.getLogger("flowjit")
 _CTX = context()
 
 _MAX_TRACES = 64          # a Function keeps at most this many concrete functions (LRU)
-_RETRACE_WINDOW = 5       # TF warns when the last 5 calls all traced
 __all__ = ["function", "Function", "ConcreteFunction"]
 
 
@@ -36,8 +35,10 @@ def function(func=None, *, input_signature=None, autograph=True, jit_compile=Non
              experimental_autograph_options=None, experimental_attributes=None,
              experimental_relax_shapes=None, experimental_compile=None,
              experimental_follow_type_hints=None, name=None, passes=None,
-             donate_variables=None):
-    """TF's `tf.function`, as a decorator with or without arguments."""
+             donate_variables=None, strict_retracing=None):
+    """TF's `tf.function`, as a decorator with or without arguments. Extensions: `passes`,
+    `donate_variables`, and `strict_retracing` (raise `RetracingError` instead of tracing a
+    second time; None follows `config.experimental.set_strict_retracing`)."""
     if experimental_relax_shapes is not None:
         reduce_retracing = reduce_retracing or experimental_relax_shapes
     if experimental_compile is not None and jit_compile is None:
@@ -48,7 +49,8 @@ def function(func=None, *, input_signature=None, autograph=True, jit_compile=Non
                         input_signature=input_signature, autograph=autograph,
                         jit_compile=jit_compile, reduce_retracing=reduce_retracing,
                         passes=passes, donate_variables=donate_variables,
-                        autograph_options=experimental_autograph_options)
+                        autograph_options=experimental_autograph_options,
+                        strict_retracing=strict_retracing)
     return wrap if func is None else wrap(func)
 
 
@@ -57,7 +59,7 @@ class Function:
 
     def __init__(self, python_function, name, input_signature=None, autograph=True,
                  jit_compile=None, reduce_retracing=False, passes=None, donate_variables=None,
-                 autograph_options=None):
+                 autograph_options=None, strict_retracing=None):
         self._python_function = python_function
         self._name = name
         self._autograph = autograph
@@ -67,6 +69,8 @@ class Function:
         self._reduce_retracing = reduce_retracing
         self._passes = passes
         self._donate_variables = donate_variables
+        self._strict_retracing = strict_retracing
+        self._call_stats = retracing.stats_for(python_function)
         self._sig = inspect.signature(python_function)
         params = list(self._sig.parameters.values())
         self._arg_names = [p.name for p in params]
@@ -81,8 +85,9 @@ class Function:
         self._cache: collections.OrderedDict = collections.OrderedDict()
         self._traces: list = []            # (key, ConcreteFunction), newest last
         self._trace_count = 0
-        self._consecutive_traces = 0
         self._last_retrace = None
+        self._warm: dict = {}              # trace type -> a compilation-cache hit
+        self._warm_keys: dict = {}         # trace type -> its compilation-cache key
         functools.update_wrapper(self, python_function, updated=())
 
     # --- calling ------------------------------------------------------------------------
@@ -107,9 +112,10 @@ class Function:
                 cf = self._cache.get(plain)
                 if cf is None:   # the trace type from the one function that builds it
                     cf = self._concrete_for(trace_type.key_and_flat(args, []), args)
-                    self._remember(plain, cf)
-                elif self._consecutive_traces:
-                    self._note_call(False)
+                    if type(cf) is not warm_start.WarmStart:   # a hit is not for tapes
+                        self._remember(plain, cf)
+                else:
+                    self._call_stats.untraced += 1
                 return call_flat(cf, args)
             flat = []
             key = trace_type.key_and_flat(args, flat)
@@ -118,13 +124,29 @@ class Function:
     def _concrete_for(self, key, args):
         """The ConcreteFunction for the trace type `key`, tracing on a miss."""
         cf = self._cache.get(key)
+        if cf is None and self._jit_compile and warm_start.compilation_cache_dir():
+            cf = self._warm_start(key)
         if cf is None:
+            traces = self._trace_count
             with COMPILE_LOCK:
                 cf = self._cache.get(key) or self._lookup_or_trace(key, args)
-            self._note_call(True)
-        elif self._consecutive_traces:
-            self._note_call(False)
+            if self._trace_count == traces:
+                self._call_stats.untraced += 1
+            else:
+                self._warn_if_frequent()
+        else:
+            self._call_stats.untraced += 1
         return cf
+
+    def _warm_start(self, key):
+        """A compilation-cache hit for trace type `key` (warm_start.py), or None."""
+        if _CTX.tape_hook is not None:    # a tape needs the trace
+            return None
+        if key not in self._warm:
+            # keyed before any trace: tracing may change what the key reads
+            self._warm_keys[key] = digest = warm_start.key_for(self, key)
+            self._warm[key] = warm_start.lookup(self, digest)
+        return self._warm[key]
 
     def bind(self, args, kwargs) -> tuple:
         """The canonical argument tuple of a call: one entry per parameter, defaults applied."""
@@ -173,8 +195,15 @@ class Function:
                 if r is not None:
                     trace_key = r
                     break
-        self._explain(key)
+        self._last_retrace = retracing.explain([k for k, _ in self._traces], key,
+                                               self._arg_names)
+        strict = self._strict_retracing
+        if self._traces and (retracing.get_strict_retracing() if strict is None else strict):
+            raise retracing.RetracingError(
+                f"{self._name} would retrace under strict retracing: {self._last_retrace}")
         cf = tracing.trace(self, args, trace_key)
+        if key in self._warm_keys:
+            warm_start.note_trace(cf, self._warm_keys[key])
         if summary.tracing_requested():
             summary.record_traced_graph(self._name, cf.graph)
         self._traces.append((trace_key, cf))
@@ -188,39 +217,12 @@ class Function:
         if len(self._cache) > _MAX_TRACES:
             self._cache.popitem(last=False)
 
-    def _note_call(self, traced: bool):
-        if not traced:
-            self._consecutive_traces = 0
-            return
-        self._consecutive_traces += 1
-        if self._consecutive_traces >= _RETRACE_WINDOW and self._trace_count > 1:
-            why = f" Last retrace: {self._last_retrace}." if self._last_retrace else ""
-            log.warning(
-                "%d out of the last %d calls to %s triggered tf.function retracing. Tracing is "
-                "expensive; pass tensors (not Python scalars), use input_signature or "
-                "reduce_retracing=True, or define the function outside the loop.%s",
-                _RETRACE_WINDOW, _RETRACE_WINDOW, self._name, why)
-            self._consecutive_traces = 0
-
-    def _explain(self, key):
-        if not self._traces:
-            self._last_retrace = None
-            return
-        old = self._traces[-1][0]
-        d = trace_type.first_difference(old, key)
-        if d is None:
-            self._last_retrace = None
-            return
-        path, a, b = d
-        arg = path
-        if path.startswith("["):
-            idx, _, rest = path[1:].partition("]")
-            try:
-                arg = repr(self._arg_names[int(idx)]) + rest
-            except (ValueError, IndexError):
-                pass
-        self._last_retrace = (f"argument {arg} changed from {trace_type.describe(a)} to "
-                              f"{trace_type.describe(b)}")
+    def _warn_if_frequent(self):
+        """TF's frequent-retracing warning, with why the latest call traced."""
+        counts = self._call_stats.traced()
+        if counts is not None:
+            log.warning("%s", retracing.warning_text(repr(self._python_function), *counts,
+                                                     self._last_retrace))
 
     def explain_retrace(self) -> str:
         """Why the latest trace happened (which argument changed, old and new trace type)."""
@@ -274,6 +276,8 @@ class Function:
 
     def clear_cache(self):
         self._cache.clear()
+        self._warm.clear()
+        self._warm_keys.clear()
         self._traces.clear()
 
     def experimental_get_compiler_ir(self, *args, **kwargs):
@@ -322,6 +326,11 @@ class Function:
         return self._passes
 
     @property
+    def autograph(self):
+        """Whether AutoGraph converts the body, and with which optional features."""
+        return self._autograph, self._autograph_features
+
+    @property
     def donate_variables(self):
         return self._donate_variables
 
@@ -342,7 +351,7 @@ class Function:
             f = Function(functools.partial(self._python_function, instance), self._name,
                          self._input_signature, self._autograph, self._jit_compile,
                          self._reduce_retracing, self._passes, self._donate_variables,
-                         self._autograph_options)
+                         self._autograph_options, self._strict_retracing)
             bound = (weakref.ref(instance), f)
             _BOUND[(id(self), id(instance))] = bound
         return bound[1]

@@ -366,7 +366,7 @@ def lower(module, locs, target: str, args) -> str:
             return hlo_text(lowered.module, metadata=not args.strip_debuginfo).rstrip("\n") \
                 + "\n"
         from ...runtime import xla
-        return xla.compile_module(lowered.module).hlo_modules()[0].to_string().rstrip("\n") \
+        return xla.compile_module(lowered.module, lowered.host_callbacks).hlo_modules()[0].to_string().rstrip("\n") \
             + "\n"
     except Exception as e:  # noqa: BLE001 - no rule for an op, MLIR or XLA rejected it
         if args.traceback:

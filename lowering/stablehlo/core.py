@@ -32,12 +32,13 @@ from ...ir.dialect import (CreateTokenOp, ResourceType, StringType, TokenType, Y
 from ...ir.errors import InternalError, InvalidArgumentError, UnimplementedError
 from ...ir.importer import location_parts
 from ...ir.registry import OPS, REQUIRED
-from ...runtime.jax_internals import ir, make_ir_context, mlir_func
+from ...runtime.jax_internals import hlo, ir, make_ir_context, mlir_func
 from .. import rule_generation
 from .builders import Builders
 
 RULES: dict = {}
 HOST_INPUTS: dict = {}   # df op name -> make(ctx, op) -> (ir type, filler () -> host array)
+HOST_CALLBACK_OPS: set = set()   # df ops lowered to ordered host callbacks (logging.py)
 _CALLS: dict = {}        # df op name -> its _RuleCall, made on first use
 
 ASSIGN_OPS = ("df.assign_variable", "df.assign_add_variable", "df.assign_sub_variable")
@@ -137,6 +138,8 @@ class LoweredModule:
     num_results: int             # the function's own results
     written_args: list = field(default_factory=list)   # resource arg index per extra result
     host_inputs: list = field(default_factory=list)    # fillers of the trailing arguments
+    host_callbacks: list = field(default_factory=list)  # Python callables, by custom-call index
+    failures: list = field(default_factory=list)       # asserts failed in the current run
 
 
 class LoweringContext(Builders):
@@ -148,6 +151,10 @@ class LoweringContext(Builders):
         self.mlir = make_ir_context()
         self.env: dict = {}
         self.host_inputs: dict = {}    # op -> its host-input argument
+        self.host_callbacks: list = []  # what print/assert call on the host (logging.py)
+        # The token ordering host callbacks: a Resource, so regions carry it like a variable
+        self.callback_chain = Resource(None, -1)
+        self.failures: list = []
         self._types: dict = {}
         self._elems: dict = {}
         self._op_types: dict = {}      # df op name -> its `"<name>:"` location
@@ -242,13 +249,18 @@ class LoweringContext(Builders):
                             f"expected {len(results)} value(s) of type(s) ({expected})")
 
     def written_resources(self, region_or_op) -> list:
-        """The Resources (from the env) that ops nested in a region op assign."""
+        """The Resources (from the env) that ops nested in a region op assign, and the host
+        callbacks' token chain when they call back."""
         found = []
         for inner in region_or_op.walk():
             if inner.name in ASSIGN_OPS:
                 res = self.env.get(inner.operands[0])
                 if isinstance(res, Resource) and res not in found:
                     found.append(res)
+            elif inner.name in HOST_CALLBACK_OPS and self.callback_chain not in found:
+                if self.callback_chain.value is None:
+                    self.callback_chain.value = hlo.after_all([])
+                found.append(self.callback_chain)
         return found
 
 
@@ -384,4 +396,5 @@ def lower_module(module, fname: str, donate: bool = True) -> LoweredModule:
             raise UnimplementedError(None, None, f"jit_compile=True: the StableHLO lowered for "
                                      f"{fname} does not verify (a lowering-rule bug): "
                                      f"{e}") from None
-    return LoweredModule(m, len(ret.operands), written, fillers)
+    return LoweredModule(m, len(ret.operands), written, fillers, ctx.host_callbacks,
+                         ctx.failures)

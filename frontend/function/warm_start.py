@@ -1,0 +1,291 @@
+"""Warm start across processes: an opt-in persistent cache of compiled `jit_compile=True`
+functions (`config.experimental.enable_compilation_cache(dir)` or
+`FLOWJIT_COMPILATION_CACHE=dir`).
+
+An entry is keyed by content: the function's source and, recursively, the functions, modules
+and Python values its code names (globals, closure cells, defaults), the call's trace type,
+flowjit's and jaxlib's versions, the lowering-rule generation, the pass configuration and
+the device. A hit skips tracing, import, passes, lowering and XLA's compile: the call runs the
+stored executable. So trace-time Python side effects (a Python `print` in the body) do not
+run on a hit. A function whose code names anything else (a tensor, a variable, an arbitrary
+object), a trace with captures, random ops, prints or asserts, or `None` dimensions is
+compiled as usual and not stored.
+
+An entry is a folder `<key>/` of a JSON manifest, the optimized df module's text, the
+StableHLO portable artifact and XLA's serialized executable, each file's SHA-256 in the
+manifest. A load reads regular files only, each bounded, inside the entry's folder, owned by
+this user and not writable by others; a missing, corrupted or foreign entry (another key,
+format or device) is a miss with a warning, never an error. XLA's executables are machine
+code: the cache folder must be trusted like the program's own files.
+"""
+from __future__ import annotations
+
+import builtins
+import hashlib
+import inspect
+import json
+import logging
+import os
+import sys
+import types
+import weakref
+
+from ...ir import dtypes as D
+from ...runtime import safe_files
+from ...ir.errors import DataLossError
+from . import compilation, trace_type
+from .context import context
+
+log = logging.getLogger("flowjit")
+_CTX = context()
+
+FORMAT = 1
+MANIFEST = "manifest.json"
+_LIMITS = {MANIFEST: 1 << 20, "optimized.mlir": 1 << 30, "stablehlo.bc": 1 << 30,
+           "executable.bin": 1 << 31}
+_MAX_DEPTH = 8            # how deep the fingerprint follows functions named by functions
+_DIR = [os.environ.get("FLOWJIT_COMPILATION_CACHE") or None]
+_PENDING: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()   # trace -> key to store
+
+
+def enable_compilation_cache(path: str):
+    """Store compiled `jit_compile=True` functions under `path` and start later processes
+    from them (see this module's doc)."""
+    os.makedirs(path, mode=safe_files.dir_mode(), exist_ok=True)
+    _DIR[0] = os.fspath(path)
+
+
+def disable_compilation_cache():
+    _DIR[0] = None
+
+
+def compilation_cache_dir():
+    return _DIR[0]
+
+
+class _Uncacheable(Exception):
+    """The function's code names something whose content the key cannot capture."""
+
+
+# --- the key ---------------------------------------------------------------------------------
+_LITERALS = (type(None), bool, int, float, complex, str, bytes)
+
+
+def _value_print(value, depth: int, seen: set):
+    """What a value named by the function's code contributes to the key."""
+    if isinstance(value, _LITERALS):
+        return [type(value).__name__, repr(value)]
+    if isinstance(value, (tuple, list, frozenset)) and len(value) <= 64:
+        return [type(value).__name__, [_value_print(v, depth, seen) for v in value]]
+    if isinstance(value, types.ModuleType):
+        return ["module", value.__name__]
+    if isinstance(value, D.DType):
+        return ["dtype", value.name]
+    if isinstance(value, types.FunctionType):
+        return ["function", _function_print(value, depth + 1, seen)]
+    python_function = getattr(value, "python_function", None)
+    if isinstance(python_function, types.FunctionType):   # a flowjit Function
+        return ["Function", getattr(value, "jit_compile", None),
+                _function_print(python_function, depth + 1, seen)]
+    if isinstance(value, (type, types.BuiltinFunctionType)):
+        return ["named", getattr(value, "__module__", None), value.__qualname__]
+    raise _Uncacheable(f"{type(value).__name__} value")
+
+
+def _code_names(code) -> list:
+    names = list(code.co_names)
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            names += _code_names(const)
+    return names
+
+
+def _function_print(fn, depth: int, seen: set):
+    """A function's source and everything its code names, as JSON-able data."""
+    if depth > _MAX_DEPTH:
+        raise _Uncacheable("functions nested too deep")
+    if fn in seen:
+        return ["recursive", fn.__qualname__]
+    seen.add(fn)
+    try:
+        source = inspect.getsource(fn)
+    except (OSError, TypeError):
+        source = repr((fn.__code__.co_code, fn.__code__.co_consts))
+    namespace = fn.__globals__
+    names = {}
+    for name in sorted(set(_code_names(fn.__code__))):
+        if name in namespace:
+            names[name] = _value_print(namespace[name], depth, seen)
+        elif hasattr(builtins, name):
+            names[name] = ["builtin", name]
+    cells = [_value_print(c.cell_contents, depth, seen) for c in fn.__closure__ or ()]
+    defaults = [_value_print(v, depth, seen) for v in fn.__defaults__ or ()]
+    kwdefaults = {k: _value_print(v, depth, seen)
+                  for k, v in sorted((fn.__kwdefaults__ or {}).items())}
+    return [fn.__module__, fn.__qualname__, source, names, cells, defaults, kwdefaults]
+
+
+def _environment() -> dict:
+    from importlib.metadata import version as installed_version
+
+    from ...lowering import rule_generation
+    from ...passes.pipeline import get_experimental_options
+    from ...runtime import xla
+    device = xla.device()
+    # the package's version, read from the loaded package (importing it here would be a
+    # cycle: the package imports this layer)
+    version = getattr(sys.modules.get(__name__.split(".")[0]), "__version__", None)
+    return {"flowjit": version, "jaxlib": installed_version("jaxlib"),
+            "rules": rule_generation.GENERATION,
+            "optimizer": sorted((k, repr(v)) for k, v in get_experimental_options().items()),
+            "device": [device.platform, device.device_kind]}
+
+
+def key_for(function, key):
+    """The entry key (hex) of a call of `function` with trace type `key`, or None when the
+    function cannot be keyed by content."""
+    python_function = function.python_function
+    if not isinstance(python_function, types.FunctionType):
+        return None
+    try:
+        material = {"function": _function_print(python_function, 0, set()),
+                    "trace": trace_type.describe(key),
+                    "options": [repr(function.passes), function.autograph,
+                                repr(function.donate_variables)],
+                    "environment": _environment()}
+    except _Uncacheable:
+        return None
+    text = json.dumps(material, sort_keys=True, default=repr)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+# --- a hit -------------------------------------------------------------------------------------
+class _WarmProgram:
+    """The stored executable in the place of a trace's Program: `call(flat)`."""
+
+    def __init__(self, executable, out_dtypes, sequence):
+        self._executable = executable
+        self._out_dtypes = out_dtypes
+        self._sequence = sequence
+
+    def call(self, flat):
+        from ...runtime import xla
+        from ..eager.tensor import Tensor
+        from .backends import _on_device
+        outs = self._executable.run(*[_on_device(t) for t in flat])
+        if xla.SYNCHRONOUS:
+            xla.wait(outs)
+        results = [Tensor._wrap(v, d) for v, d in zip(outs, self._out_dtypes)]
+        if self._sequence is None:
+            return results[0]
+        return tuple(results) if self._sequence == "tuple" else results
+
+
+class WarmStart:
+    """What a hit gives the Function: an object `call_flat` runs like a ConcreteFunction."""
+
+    def __init__(self, program):
+        self.program = program
+
+
+def _read(folder: str, name: str, expected_sha=None) -> bytes:
+    path = safe_files.resolve_inside(folder, name)
+    st = os.lstat(path)
+    if hasattr(os, "getuid") and (st.st_uid != os.getuid() or st.st_mode & 0o022):
+        raise ValueError(f"{path} is not owned by this user alone")
+    data = safe_files.read_regular(path, _LIMITS[name], "compilation cache file")
+    if expected_sha is not None and hashlib.sha256(data).hexdigest() != expected_sha:
+        raise ValueError(f"{path} does not match its SHA-256 in the manifest")
+    return data
+
+
+def lookup(function, key):
+    """The stored function for `key` (a WarmStart), or None (a miss: absent, or a bad
+    entry, with a warning saying why)."""
+    root = _DIR[0]
+    if root is None or key is None or _CTX.tape_hook is not None:
+        return None
+    folder = os.path.join(root, key)
+    if not os.path.isdir(folder):
+        return None
+    try:
+        manifest = safe_files.loads_json(_read(folder, MANIFEST), f"{folder}/{MANIFEST}")
+        if not isinstance(manifest, dict) or manifest.get("format") != FORMAT or \
+                manifest.get("key") != key:
+            raise ValueError("the manifest is another entry's or another format's")
+        files = manifest["files"]
+        code = _read(folder, "executable.bin", files["executable.bin"])
+        out_dtypes = [D.as_dtype(name) for name in manifest["out_dtypes"]]
+        sequence = manifest["sequence"]
+        if sequence not in (None, "tuple", "list") or \
+                (sequence is None and len(out_dtypes) != 1):
+            raise ValueError("the manifest's outputs are malformed")
+        executable = _load_executable(code, len(out_dtypes))
+    except (OSError, ValueError, TypeError, KeyError, DataLossError, RuntimeError) as e:
+        log.warning("flowjit: compilation cache entry %s of %s is unusable, compiling "
+                    "instead: %s", key, function.name, e)
+        return None
+    return WarmStart(_WarmProgram(executable, out_dtypes, sequence))
+
+
+def _load_executable(code: bytes, num_results: int):
+    from ...runtime import xla
+    from ...runtime.jax_internals import xla_client as xc
+    try:
+        loaded = xla.backend().deserialize_executable(code, xc.DeviceList((xla.device(),)))
+    except Exception as e:   # XLA refuses bytes of another build or device: a miss
+        raise ValueError(f"XLA cannot load the executable: {e}") from None
+    return xla.XlaExecutable(loaded, num_results, [], {})
+
+
+# --- storing -----------------------------------------------------------------------------------
+def note_trace(cf, key):
+    """Store the XLA executable `cf` compiles under `key` (compile_xla calls `store`)."""
+    if _DIR[0] is not None and key is not None:
+        _PENDING[cf] = key
+
+
+def _sequence(structure):
+    """None for one tensor, "tuple"/"list" for a flat sequence of them; else not storable."""
+    if structure == ("out", 0):
+        return None
+    if structure[0] == "nest" and type(structure[1]) in (tuple, list) and \
+            [s for s in structure[3]] == [("out", i) for i in range(len(structure[3]))]:
+        return type(structure[1]).__name__
+    raise _Uncacheable("nested outputs")
+
+
+def store(cf, values, executable):
+    """Write the entry of a compile, when its trace was noted and is storable."""
+    key = _PENDING.pop(cf, None)
+    root = _DIR[0]
+    if key is None or root is None:
+        return
+    lowered = executable.lowered
+    if cf.capture_values or not cf.static_shapes or lowered.host_inputs or \
+            lowered.host_callbacks or lowered.written_args:
+        return
+    try:
+        sequence = _sequence(cf.structure)
+    except _Uncacheable:
+        return
+    from ...lowering.stablehlo import portable
+    files = {"optimized.mlir": str(executable.df_module).encode(),
+             "stablehlo.bc": portable.serialize(lowered.module),
+             "executable.bin": bytes(executable.loaded.serialize())}
+    manifest = {"format": FORMAT, "key": key, "function": cf.name,
+                "out_dtypes": [d.name for d in cf.out_dtypes], "sequence": sequence,
+                "files": {n: hashlib.sha256(b).hexdigest() for n, b in files.items()}}
+    folder = os.path.join(root, key)
+    try:
+        os.makedirs(folder, mode=safe_files.dir_mode(), exist_ok=True)
+        for name, data in files.items():
+            safe_files.atomic_write(os.path.join(folder, name), data)
+        # the manifest last: an entry without one is absent, never half-read
+        safe_files.atomic_write(os.path.join(folder, MANIFEST),
+                                json.dumps(manifest, indent=1).encode())
+    except OSError as e:
+        log.warning("flowjit: could not store %s in the compilation cache: %s", cf.name, e)
+
+
+compilation.AFTER_XLA_COMPILE.append(store)

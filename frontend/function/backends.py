@@ -48,13 +48,15 @@ class ExecutorBackend:
         if plan is None:
             plan = program.fast_executable = program.executable(())
         record = program.record
-        values = [t._value for t in flat]
-        for v in values:
-            if type(v) is not np.ndarray:   # a device buffer (its host copy is kept) or scalar
-                values = [t._host() for t in flat]
-                break
-        outs = plan.run(values + record.capture_values)
-        return rebuild(record.structure, [Tensor._wrap(v, t.dtype)
+        values = []
+        for t in flat:
+            v = t._value   # a device buffer's host copy is made once and kept (tensor.py)
+            values.append(v if type(v) is np.ndarray else t._host())
+        outs = plan.run(values + record.capture_values if record.capture_values else values)
+        dtype = record.single_output_dtype
+        if dtype is not None:
+            return _wrap(outs[0], dtype)
+        return rebuild(record.structure, [_wrap(v, t.dtype)
                                           for v, t in zip(outs, plan.out_types)])
 
 
@@ -108,6 +110,7 @@ def _on_device(t):
     return d
 
 
+_wrap = Tensor._wrap
 _wrap_device = Tensor._wrap_device
 EXECUTOR = ExecutorBackend()
 XLA = XlaBackend()

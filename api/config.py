@@ -3,6 +3,7 @@ options (`tf.config.optimizer`)."""
 from types import SimpleNamespace
 
 from flowjit.frontend.eager.config import functions_run_eagerly, get_synchronous_execution, run_functions_eagerly, set_synchronous_execution
+from flowjit.frontend.eager.config import get_intra_op_parallelism_threads, set_intra_op_parallelism_threads
 from flowjit.frontend.eager.device import LogicalDevice, LogicalDeviceConfiguration, PhysicalDevice, get_logical_device_configuration, list_logical_devices, list_physical_devices, set_logical_device_configuration
 from flowjit.frontend.function.retracing import get_strict_retracing, set_strict_retracing
 from flowjit.frontend.function.warm_start import compilation_cache_dir, disable_compilation_cache, enable_compilation_cache
@@ -29,7 +30,10 @@ experimental = SimpleNamespace(set_synchronous_execution=set_synchronous_executi
                                enable_compilation_cache=enable_compilation_cache,
                                disable_compilation_cache=disable_compilation_cache,
                                compilation_cache_dir=compilation_cache_dir)
+threading = SimpleNamespace(set_intra_op_parallelism_threads=set_intra_op_parallelism_threads,
+                            get_intra_op_parallelism_threads=get_intra_op_parallelism_threads)
 del get_experimental_options, set_experimental_options, SimpleNamespace
+del get_intra_op_parallelism_threads, set_intra_op_parallelism_threads
 del get_synchronous_execution, set_synchronous_execution
 del get_strict_retracing, set_strict_retracing
 del compilation_cache_dir, disable_compilation_cache, enable_compilation_cache

@@ -14,8 +14,7 @@ under XLA (variables donated) and on the graph executor; jax runs `jax.jit` of
 value_and_grad + a tree_map update with the parameters donated. First call = trace + compile +
 run of a fresh function; steady = best per-step time, the contenders timed in alternating
 batches (the machine's load then weighs on all alike). The graph executor's matmuls are NumPy's
-(OpenBLAS): on a loaded machine set OPENBLAS_NUM_THREADS=1, threads spinning for busy cores
-make them many times slower.
+(OpenBLAS), run with the executor's own BLAS thread count (runtime/blas.py).
 
 Goals: XLA steady <= 1.0x jax.jit, graph steady <= 1.2x jax.jit, XLA first call <= 1.0x.
     python bench/mlp_step.py [--quick]

@@ -1,32 +1,30 @@
 """Every benchmark in one run: flowjit (XLA and graph executor) against jax.jit and NumPy.
 
-    python -m bench [--quick] [--json FILE]      (from the repository root)
-    python bench/run.py [--quick] [--json FILE]
+    python -m bench [--quick] [--with-tf] [--json FILE]      (from the repository root)
+    python bench/run.py [--quick] [--with-tf] [--json FILE]
 
 Prints one table: each row a flowjit number, the reference it is compared with (measured in
 the same run, the frameworks interleaved), their ratio, the project's goal and whether it
 is met. `--json FILE` also writes the rows and every scenario's raw numbers (seconds, bytes).
 `--quick` is a smoke run on small sizes; its numbers are not judged against the goals.
-The TF column is not measured: it is TF 2.21's table, recorded once on the project's 2-core
-machine (TF is not a dependency).
+`--with-tf` also measures TF 2.21 (its graph and its XLA functions, `tf_reference.py`) in the
+same interleaved batches, when `tensorflow` is importable (TF is no dependency of flowjit:
+use a Python that has both); the TF column shows its number and flowjit's ratio to it.
 
 A row is one entry of ROWS: a label (formatted with the Config's fields), the scenario that
 measures it (a function of the Config returning named numbers; one run serves all its
 rows), the names of the flowjit number and of the reference number, and the goal.
-BLAS runs single-threaded unless OPENBLAS_NUM_THREADS is set: on a loaded 2-core machine
-OpenBLAS's spinning threads make NumPy's matmuls many times slower and noisier.
+Nothing is set in the environment: the graph executor chooses its own BLAS threads
+(runtime/blas.py), so the rows show what a user gets by default.
 """
 from __future__ import annotations
 
+import argparse
+import dataclasses
+import json
 import os
-
-for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
-    os.environ.setdefault(_var, "1")   # before numpy loads its BLAS
-
-import argparse  # noqa: E402
-import json  # noqa: E402
-import sys  # noqa: E402
-from dataclasses import dataclass  # noqa: E402
+import sys
+from dataclasses import dataclass
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import scenarios as sc  # noqa: E402
@@ -44,7 +42,7 @@ class Row:
     goal: float | None      # the most `ours / ref` (or `ours`, with no ref) may be; None: shown
     unit: str = "s"         # "s", "B" or "" (a plain number)
     note: str = ""          # formatted with the scenario's numbers
-    tf: str = ""            # TF 2.21's recorded number (not measured here)
+    tf: str = ""            # the name of TF 2.21's number (measured with --with-tf)
 
 
 PHASES = "trace {trace:.2f} + import {import:.2f} + passes {passes:.2f} + lowering " \
@@ -55,18 +53,18 @@ RSS_NOTE = "process peak, imports included; the steps added {{{fw}_step_rss_mib:
 
 ROWS = [
     Row("cached call x*2+1 f32[4], XLA", sc.cached_call, "xla", "jax", "jax.jit", 1.0,
-        tf="TF XLA 191 us"),
+        tf="tf_xla"),
     Row("cached call x*2+1 f32[4], executor", sc.cached_call, "executor", "jax", "jax.jit",
-        0.8, tf="TF graph 248 us"),
+        0.8, tf="tf_graph"),
     Row("while loop {iters} iterations, executor", sc.while_loop, "executor", "numpy",
-        "NumPy Python loop", 1.0, tf="TF graph 8.5 ms"),
+        "NumPy Python loop", 1.0, tf="tf_graph"),
     Row("while loop {iters} iterations, XLA", sc.while_loop, "xla", "jax", "jax.jit", 1.2,
-        tf="TF XLA 322 us"),
+        tf="tf_xla"),
     Row("MLP {mlp_sizes} b{mlp_batch} SGD step, executor steady", sc.mlp, "executor", "jax",
-        "jax.jit", 1.2, tf="TF graph 4.36 ms"),
-    Row("MLP step, XLA steady", sc.mlp, "xla", "jax", "jax.jit", 1.0, tf="TF XLA 3.59 ms"),
+        "jax.jit", 1.2, tf="tf_graph"),
+    Row("MLP step, XLA steady", sc.mlp, "xla", "jax", "jax.jit", 1.0, tf="tf_xla"),
     Row("MLP step, XLA first call", sc.mlp, "xla_first", "jax_first", "jax.jit", 1.0,
-        tf="TF XLA 405 ms"),
+        tf="tf_xla_first"),
     Row("MLP step, XLA device memory", sc.mlp, "xla_device_bytes", "jax_device_bytes",
         "jax.jit", 1.1, unit="B", note="arguments + outputs + temporaries - aliased"),
     Row("MLP step, executor peak host memory", sc.mlp, "executor_peak_bytes",
@@ -77,11 +75,11 @@ ROWS = [
     Row("MLP step, peak RSS, executor", sc.rss, "executor_peak_rss_bytes",
         "jax_peak_rss_bytes", "jax.jit", None, unit="B", note=RSS_NOTE.format(fw="executor")),
     Row("chain N={n}, XLA first call", sc.chain, "xla_first", "jax_first", "jax.jit", 1.2,
-        note=PHASES, tf="TF XLA 16.7 s"),
+        note=PHASES, tf="tf_xla_first"),
     Row("chain N={n}, trace+import+passes+lowering", sc.chain, "phases", None, "", 1.0,
         note=PHASES),
     Row("chain N={n}, executor first call", sc.chain, "executor_first", None, "", 1.5,
-        tf="TF graph 10.7 s"),
+        tf="tf_graph_first"),
     Row("chain phases N={n} / N={n_small}", sc.chain, "phases", "phases_small",
         "N={n_small}", 5.5, unit=""),
     Row("chain N={n}, XLA first call in a second process (compilation cache)",
@@ -115,7 +113,8 @@ def run(cfg: sc.Config, rows=ROWS) -> dict:
                     "reference": row.ref_name.format(**labels) or None, "reference_value": ref,
                     "ratio": value if ref else None, "goal": row.goal,
                     "goal_kind": "ratio" if row.ref else row.unit, "met": met,
-                    "unit": row.unit, "note": row.note.format(**got), "tf_recorded": row.tf})
+                    "unit": row.unit, "note": row.note.format(**got),
+                    "tf": row.tf and got.get(row.tf), "tf_kind": row.tf})
     return {"quick": cfg.quick, "config": labels, "rows": out, "scenarios": results}
 
 
@@ -145,18 +144,33 @@ def format_table(report: dict) -> str:
         ref = f"{r['reference']} {_fmt(r['reference_value'], r['unit'])}" \
             if r["reference"] else "-"
         rows.append([r["benchmark"], _fmt(r["flowjit"], r["unit"]), ref, ratio, goal, met,
-                     r["tf_recorded"] or "-", r["note"]])
+                     _tf_cell(r), r["note"]])
     head = "quick smoke run: small sizes, goals not judged\n" if report["quick"] else ""
     return head + table(rows, ["benchmark", "flowjit", "reference", "ratio", "goal", "met",
-                               "TF 2.21 (recorded)", "note"])
+                               "TF 2.21 (flowjit / TF)", "note"])
+
+
+def _tf_cell(r) -> str:
+    if not r["tf"]:
+        return "-"
+    mode = "XLA" if "xla" in r["tf_kind"] else "graph"
+    return f"TF {mode} {_fmt(r['tf'], 's')} ({r['flowjit'] / r['tf']:.3g}x)"
 
 
 def main(argv=None):
     ap = argparse.ArgumentParser(prog="python -m bench", description=__doc__.split("\n")[0])
     ap.add_argument("--quick", action="store_true", help="small sizes, a smoke run")
+    ap.add_argument("--with-tf", action="store_true",
+                    help="also measure TF 2.21 (graph and XLA) when tensorflow is importable")
     ap.add_argument("--json", metavar="FILE", help="also write the results as JSON")
     args = ap.parse_args(argv)
-    report = run(sc.QUICK if args.quick else sc.FULL)
+    cfg = sc.QUICK if args.quick else sc.FULL
+    if args.with_tf:
+        if sc.tf_reference.load() is None:
+            print("--with-tf: tensorflow is not importable here; measuring without it")
+        else:
+            cfg = dataclasses.replace(cfg, with_tf=True)
+    report = run(cfg)
     print(format_table(report))
     if args.json:
         with open(args.json, "w") as f:

@@ -15,6 +15,7 @@ import numpy as np
 
 from common import first_call_s, interleaved_best
 import mlp_step
+import tf_reference
 
 
 @dataclass(frozen=True)
@@ -27,10 +28,23 @@ class Config:
     mlp_sizes: tuple
     mlp_batch: int
     rss_steps: int       # training steps run by each RSS subprocess
+    with_tf: bool = False  # also measure TF 2.21 (graph and XLA) where it is importable
 
 
 FULL = Config(False, 15, 1000, 5000, 1000, tuple(mlp_step.SIZES), mlp_step.BATCH, 20)
 QUICK = Config(True, 2, 100, 200, 40, (64, 32, 32, 10), 16, 2)
+
+
+def tf_module(cfg: Config):
+    """TensorFlow when the run measures it, else None."""
+    return tf_reference.load() if cfg.with_tf else None
+
+
+def timed_with_tf(named: dict, tf_named: dict, rounds, batch_s=0.02) -> dict:
+    """`interleaved_best` over the named callables, TF's (maybe none) among them."""
+    named = {**named, **tf_named}
+    return dict(zip(named, interleaved_best(list(named.values()), rounds=rounds,
+                                            batch_s=batch_s)))
 
 
 def warm_up():
@@ -52,11 +66,15 @@ def cached_call(cfg: Config) -> dict:
     fj_exec = tf.function(lambda x: x * 2.0 + 1.0)
     jx = jax.jit(lambda x: x * 2.0 + 1.0)
     tx, jxx = tf.constant(x), jax.device_put(x)
-    for out in (fj_xla(tx).numpy(), fj_exec(tx).numpy(), np.asarray(jx(jxx))):
+    tf_fns = {}
+    if tf_module(cfg):
+        tf_fns = dict(zip(("tf_graph", "tf_xla"), tf_reference.cached_call(tf_module(cfg), x)))
+    for out in (fj_xla(tx).numpy(), fj_exec(tx).numpy(), np.asarray(jx(jxx)),
+                *(np.asarray(f()) for f in tf_fns.values())):
         np.testing.assert_allclose(out, x * 2.0 + 1.0)
-    t = interleaved_best([lambda: fj_xla(tx), lambda: fj_exec(tx), lambda: jx(jxx),
-                          lambda: x * 2.0 + 1.0], rounds=cfg.rounds)
-    return dict(zip(("xla", "executor", "jax", "numpy"), t))
+    return timed_with_tf({"xla": lambda: fj_xla(tx), "executor": lambda: fj_exec(tx),
+                          "jax": lambda: jx(jxx), "numpy": lambda: x * 2.0 + 1.0},
+                         tf_fns, cfg.rounds)
 
 
 def while_loop(cfg: Config) -> dict:
@@ -87,12 +105,16 @@ def while_loop(cfg: Config) -> dict:
     v = np.ones(16, np.float32)
     tv, jv = tf.constant(v), jax.device_put(v)
     want = np_loop(v)
-    for out in (fj_xla(tv).numpy(), fj_exec(tv).numpy(), np.asarray(jx(jv))):
+    tf_fns = {}
+    if tf_module(cfg):
+        tf_fns = dict(zip(("tf_graph", "tf_xla"),
+                          tf_reference.while_loop(tf_module(cfg), iters, v)))
+    for out in (fj_xla(tv).numpy(), fj_exec(tv).numpy(), np.asarray(jx(jv)),
+                *(f() for f in tf_fns.values())):
         np.testing.assert_allclose(out, want, rtol=1e-4)
-    t = interleaved_best([lambda: fj_exec(tv).numpy(), lambda: fj_xla(tv).numpy(),
-                          lambda: np.asarray(jx(jv)), lambda: np_loop(v)],
-                         rounds=cfg.rounds, batch_s=0.05)
-    return dict(zip(("executor", "xla", "jax", "numpy"), t))
+    return timed_with_tf({"executor": lambda: fj_exec(tv).numpy(),
+                          "xla": lambda: fj_xla(tv).numpy(), "jax": lambda: np.asarray(jx(jv)),
+                          "numpy": lambda: np_loop(v)}, tf_fns, cfg.rounds, batch_s=0.05)
 
 
 def mlp(cfg: Config) -> dict:
@@ -115,17 +137,26 @@ def mlp(cfg: Config) -> dict:
         lambda: state.update(p=jax.block_until_ready(jstep(jparams, jx, jy))[0]))
     fj_exec, vs_exec = mlp_step.flowjit_step(params, jit=False)
     out["executor_first"] = first_call_s(lambda: fj_exec(tx, ty).numpy())
-    for a, b, c in zip(vs_xla, vs_exec, state["p"]):   # the same parameters after one step
-        np.testing.assert_allclose(a.numpy(), np.asarray(c), rtol=1e-4, atol=1e-5)
-        np.testing.assert_allclose(b.numpy(), np.asarray(c), rtol=1e-4, atol=1e-5)
+    tf_fns, tf_vars = {}, []
+    tfm = tf_module(cfg)
+    if tfm:
+        ttx, tty = tfm.constant(x), tfm.constant(y)
+        for name, jit in (("tf_xla", True), ("tf_graph", False)):
+            step, vs = tf_reference.mlp_step(tfm, params, jit, mlp_step.LR)
+            out[name + "_first"] = first_call_s(lambda: step(ttx, tty).numpy())
+            tf_fns[name] = lambda step=step: step(ttx, tty).numpy()
+            tf_vars.append(vs)
+    for vs in (vs_xla, vs_exec, *tf_vars):   # the same parameters after one step
+        for a, c in zip(vs, state["p"]):
+            np.testing.assert_allclose(a.numpy(), np.asarray(c), rtol=1e-4, atol=1e-5)
 
     def jax_once():
         state["p"], loss = jstep(state["p"], jx, jy)
         np.asarray(loss)
 
-    t = interleaved_best([jax_once, lambda: fj_xla(tx, ty).numpy(),
-                          lambda: fj_exec(tx, ty).numpy()], rounds=cfg.rounds, batch_s=0.03)
-    out.update(zip(("jax", "xla", "executor"), t))
+    out.update(timed_with_tf({"jax": jax_once, "xla": lambda: fj_xla(tx, ty).numpy(),
+                              "executor": lambda: fj_exec(tx, ty).numpy()},
+                             tf_fns, cfg.rounds, batch_s=0.03))
 
     out["xla_device_bytes"] = _device_bytes(fj_xla.compiler_ir(tx, ty).memory_analysis())
     jmem = jstep.lower(state["p"], jx, jy).compile().memory_analysis()
@@ -215,12 +246,19 @@ def chain(cfg: Config) -> dict:
             lambda: res.update(executor=fj_exec(tx).numpy()))
         np.testing.assert_allclose(res["xla"], res["jax"], rtol=1e-5)
         np.testing.assert_allclose(res["executor"], res["jax"], rtol=1e-5)
+        res_long = res
         phases = fj_xla.compiler_ir(tx).timings()
         ours = {k: phases[k] for k in ("trace", "import", "passes", "lowering")}
         out.update({k + suffix: v for k, v in ours.items()})
         out["phases" + suffix] = sum(ours.values())
         out["xla_compile" + suffix] = phases["xla_compile"]
         out["ops" + suffix] = len(fj_xla.get_concrete_function(tx).graph.nodes)
+    if tf_module(cfg):   # TF's first calls at the long chain's length
+        graph, xla = tf_reference.chain(tf_module(cfg), cfg.n, xs)
+        for name, fn in (("tf_xla_first", xla), ("tf_graph_first", graph)):
+            res = {}
+            out[name] = first_call_s(lambda: res.update(tf=fn()))
+            np.testing.assert_allclose(res["tf"], res_long["jax"], rtol=1e-5)
     return out
 
 

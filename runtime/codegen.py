@@ -7,7 +7,8 @@ line (`s7 = k2(s3, s5, axis=1)`), regions become inline `if`/`while` blocks, and
   1000-iteration loop runs as a plain Python loop over NumPy calls;
 - binary arithmetic and comparisons on 0-d numeric values use Python operators on NumPy
   scalars (~20 ns) instead of a ufunc call on 0-d values (~1 µs); for NumPy operands an
-  operator is the same ufunc, so the results are identical. Rank-0 arguments and variable
+  operator is the same ufunc, so the results are identical. Likewise a cast of a 0-d value
+  that cannot overflow (an integer to a float) is the NumPy scalar type's constructor. Rank-0 arguments and variable
   reads are converted to NumPy scalars first (a device buffer would bring JAX's semantics);
 - a value is `del`eted right after its last use (a liveness plan), so a large intermediate is
   freed as soon as it dies instead of when the call returns (scalars and arrays known to be
@@ -213,11 +214,27 @@ class _Generator:
             return SCALAR_OPERATORS.get(step.label.op)
         return None
 
+    def _scalar_cast(self, step):
+        """The NumPy scalar type that computes the cast `step` on a 0-d value exactly as the
+        kernel does, without its checks: integers and bools into a float, a float into one as
+        wide or wider (nothing overflows or needs TF's rules for out-of-range floats; the
+        scalar slots hold no half or complex values); None for any other step."""
+        if step.kind != ONE or step.label.op != "cast" or step.ins[0] not in self.scalars \
+                or step.outs not in self.scalars:
+            return None
+        source, target = self.scalars[step.ins[0]], step.attrs["dtype"].np
+        if target.kind == "f" and (source.kind in "iub" or target.itemsize >= source.itemsize):
+            return self._global("t", target.type)
+        return None
+
     def _call(self, step) -> str:
         kind, fn, ins, outs, attrs, label = step
         op = self._operator(step)
         if op is not None:
             return f"{self.name(outs)} = {self.name(ins[0])} {op} {self.name(ins[1])}"
+        cast = self._scalar_cast(step)
+        if cast is not None:
+            return f"{self.name(outs)} = {cast}({self.name(ins[0])})"
         args = [self.name(s) for s in ins]
         other = {}
         for key, value in (attrs or {}).items():

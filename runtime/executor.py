@@ -11,10 +11,12 @@ both report a failing step alike (`steps.locate_failure`).
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 
-from .steps import (CASE, COND, MANY, NONE, ONE, STEP_FAILURES, WHILE, locate_failure,
-                    walk_steps)
+from .blas import BLAS_OPS, run_limited
+from .steps import (CASE, COND, MANY, NONE, ONE, STEP_FAILURES, WHILE, StepLabel,
+                    locate_failure, walk_steps)
 
 
 @dataclass
@@ -33,33 +35,42 @@ class Plan:
         for i, v in self.constants.items():
             self._template[i] = v
         self.generated = None
+        steps = list(walk_steps(self.steps))
+        # a plan calling BLAS runs under the executor's BLAS thread policy (runtime/blas.py)
+        self.calls_blas = any(isinstance(step.label, StepLabel) and step.label.op in BLAS_OPS
+                              for step in steps)
         # Tiers, as a JIT's: a plan with a loop is compiled to Python at once (each iteration
         # gains); a straight-line plan runs its first call on the interpreter and is compiled
         # on the second, so a function called once does not pay Python's compiler (about as
         # much as a thousand interpreted steps).
-        if any(step.kind == WHILE for step in walk_steps(self.steps)):
+        if any(step.kind == WHILE for step in steps):
             self._compile()
         else:
-            self.run = self._interpret_first
+            self._tier(self._interpret_first)
+
+    def _tier(self, run):
+        """Make `run(args)` the plan's `run`."""
+        self.run = functools.partial(run_limited, run) if self.calls_blas else run
 
     def _interpret_first(self, args):
-        self.run = self._compile_then_run
+        self._tier(self._compile_then_run)
         return self.interpret(args)
 
     def _compile_then_run(self, args):
         return self._compile()(args)
 
     def _compile(self):
-        """Replace `run` by the plan's generated function (the interpreter if Python refuses
+        """Make the plan's generated function its `run` (the interpreter if Python refuses
         the source: more than 20 nested loops, 100 levels of indentation); return it."""
         from .codegen import GeneratedPlan
         try:
             self.generated = GeneratedPlan(self)
         except (SyntaxError, RecursionError, MemoryError):
-            self.run = self.interpret
+            run = self.interpret
         else:
-            self.run = self.generated.run
-        return self.run
+            run = self.generated.run
+        self._tier(run)
+        return run
 
     def interpret(self, args):
         slots = self._template[:]

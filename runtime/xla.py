@@ -58,14 +58,13 @@ def wait(buffers):
 
 
 _PUT = None
-DEVICE_ARRAY = None   # the type of a device buffer (a jax Array), known after the first upload
 
 
 def to_device(value):
     """A device buffer for a host array (device buffers pass through). Goes straight to PJRT:
     jax.device_put would narrow int64/float64 to 32 bits unless jax's x64 mode is on, and
     flowjit keeps TF's dtypes whatever jax's global setting is."""
-    global _PUT, DEVICE_ARRAY
+    global _PUT
     if not isinstance(value, (np.ndarray, np.generic)):
         return value
     if _PUT is None:
@@ -74,7 +73,6 @@ def to_device(value):
         dev = device()
         sharding = jax.sharding.SingleDeviceSharding(dev)
         _PUT = (jx.batched_device_put, jx.ShapedArray, sharding, [dev])
-        DEVICE_ARRAY = type(jax.device_put(np.float32(0), dev))
     put, aval, sharding, devs = _PUT
     value = np.asarray(value)
     if value.dtype.kind == "O":  # strings stay on the host: compiling refuses them by name

@@ -243,6 +243,7 @@ class DTensor(Tensor):
         t = cls.__new__(cls)
         t._value = array
         t._dtype = dtype
+        t._device = None   # the sharded backend reads `_value`
         t._layout = layout
         return t
 

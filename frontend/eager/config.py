@@ -33,3 +33,16 @@ def set_synchronous_execution(enable: bool):
 def get_synchronous_execution() -> bool:
     from ...runtime import xla
     return xla.SYNCHRONOUS
+
+
+def set_intra_op_parallelism_threads(num_threads: int):
+    """TF's intra-op parallelism: the BLAS threads of the graph executor's matmuls and other
+    BLAS kernels; 0 (the default) is flowjit's policy, one thread (runtime/blas.py). Unlike
+    TF, it may change at any time (TF refuses once its runtime has started)."""
+    from ...runtime import blas
+    blas.set_threads(num_threads)
+
+
+def get_intra_op_parallelism_threads() -> int:
+    from ...runtime import blas
+    return blas.threads_setting()

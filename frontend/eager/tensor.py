@@ -4,6 +4,11 @@ A Tensor holds a value and its DType. The value is a NumPy array (or NumPy scala
 or any array object with `.shape` and `__array__` — a jax Array returned by XLA stands in
 unchanged and is copied to the host only when read (`numpy()`, a NumPy kernel).
 
+A Tensor is immutable, so a copy of its value made for one backend stays valid: `_device`
+keeps the device buffer beside a host value (an XLA result read by a NumPy kernel, a host
+value uploaded for an XLA call), and a tensor passed alternately to the graph executor and
+to XLA converts once, not on every call.
+
 Operators (`+`, `[]`, ...) are installed by `frontend/eager/operators.py` once the op API exists.
 """
 from __future__ import annotations
@@ -17,7 +22,7 @@ from ...ir.shapes import TensorShape
 class Tensor:
     """An immutable multi-dimensional array (TF's `EagerTensor`)."""
 
-    __slots__ = ("_value", "_dtype", "__weakref__")
+    __slots__ = ("_value", "_dtype", "_device", "__weakref__")
     _layout = None   # a DTensor's Layout (frontend/distribute/dtensor.py); part of its trace type
     __array_priority__ = 100  # `ndarray + Tensor` defers to Tensor.__radd__
 
@@ -26,11 +31,21 @@ class Tensor:
         arr = np.asarray(value, dtype=None if dt is None else dt.np)
         self._value = arr
         self._dtype = dt or D.from_numpy(arr.dtype)
+        self._device = None
 
     @classmethod
     def _wrap(cls, value, dtype: D.DType) -> "Tensor":
         t = cls.__new__(cls)
         t._value = value
+        t._dtype = dtype
+        t._device = None
+        return t
+
+    @classmethod
+    def _wrap_device(cls, buffer, dtype: D.DType) -> "Tensor":
+        """A Tensor of a device buffer XLA returned."""
+        t = cls.__new__(cls)
+        t._value = t._device = buffer
         t._dtype = dtype
         return t
 
@@ -69,6 +84,7 @@ class Tensor:
         v = self._value
         if isinstance(v, (np.ndarray, np.generic)):
             return v
+        self._device = v  # kept for the next XLA call (a Tensor never changes)
         v = np.asarray(v)
         self._value = v  # a device buffer is copied to the host once
         return v

@@ -48,8 +48,15 @@ class ExecutorBackend:
         if plan is None:
             plan = program.fast_executable = program.executable(())
         record = program.record
-        outs = plan.run([t._value for t in flat] + record.capture_values)
-        return rebuild(record.structure, [Tensor._wrap(v, t.dtype)
+        values = []
+        for t in flat:
+            v = t._value   # a device buffer's host copy is made once and kept (tensor.py)
+            values.append(v if type(v) is np.ndarray else t._host())
+        outs = plan.run(values + record.capture_values if record.capture_values else values)
+        dtype = record.single_output_dtype
+        if dtype is not None:
+            return _wrap(outs[0], dtype)
+        return rebuild(record.structure, [_wrap(v, t.dtype)
                                           for v, t in zip(outs, plan.out_types)])
 
 
@@ -70,12 +77,12 @@ class XlaBackend:
                 lowered, timings, n, values[n:]), donate=record.donate_variables)
 
     def call(self, program, flat):
-        bufs = [t._value for t in flat]
-        device_array = xla.DEVICE_ARRAY
-        for v in bufs:
-            if type(v) is not device_array:
-                bufs = [_on_device(t) for t in flat]
-                break
+        # The cached call's path, kept to a few attribute reads (no comprehension frames):
+        # its cost is added to XLA's own dispatch on every call.
+        bufs = []
+        for t in flat:
+            d = t._device
+            bufs.append(_on_device(t) if d is None else d)
         exe = program.fast_executable
         if exe is None or exe.rule_generation != rule_generation.GENERATION:
             record = program.record
@@ -87,19 +94,27 @@ class XlaBackend:
             xla.wait(outs)
         record = program.record
         dtype = record.single_output_dtype
-        if dtype is not None:
-            return Tensor._wrap(outs[0], dtype)
+        if dtype is not None:   # Tensor._wrap_device inlined: one Python call less
+            t = _new_tensor(Tensor)
+            t._value = t._device = outs[0]
+            t._dtype = dtype
+            return t
         return rebuild(record.structure,
-                       [Tensor._wrap(v, d) for v, d in zip(outs, record.out_dtypes)])
+                       [_wrap_device(v, d) for v, d in zip(outs, record.out_dtypes)])
 
 
 def _on_device(t):
-    """The tensor's value as a device buffer; the copy is kept on the Tensor."""
-    v = t._value
-    if type(v) is np.ndarray or isinstance(v, np.generic):
-        v = t._value = xla.to_device(v)
-    return v
+    """The tensor's value as a device buffer, kept on the Tensor beside its host value."""
+    d = t._device
+    if d is None:
+        d = xla.to_device(t._value)   # a device buffer passes through
+        if type(d) is not np.ndarray:  # strings stay on the host (compiling refuses them)
+            t._device = d
+    return d
 
 
+_wrap = Tensor._wrap
+_wrap_device = Tensor._wrap_device
+_new_tensor = Tensor.__new__
 EXECUTOR = ExecutorBackend()
 XLA = XlaBackend()

@@ -76,6 +76,8 @@ class Function:
         self._arg_names = [p.name for p in params]
         self._simple = all(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
                            for p in params)
+        # a call with this many positional arguments binds them as given (-1: never)
+        self._positional_arity = len(params) if self._simple else -1
         self._n_required = sum(1 for p in params if p.default is p.empty and p.kind in (
             p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD))
         self._input_signature = None
@@ -103,12 +105,18 @@ class Function:
             flat = self._flat_for_signature(args, kwargs)
             key = self._signature_key
         else:
-            if kwargs or not self._simple or len(args) != len(self._arg_names):
+            if kwargs or len(args) != self._positional_arity:
                 args = self.bind(args, kwargs)
             # The common case, tensors only: the cache also holds the call's plain key,
-            # (dtype name, shape) per argument, so a cached call builds no trace type.
-            plain = tuple([(a._dtype.name, a._value.shape) for a in args if type(a) is Tensor])
-            if len(plain) == len(args):
+            # (dtype name, shape) per argument, so a cached call builds no trace type. A
+            # plain loop: a comprehension is one more Python frame per call.
+            plain = []
+            for a in args:
+                if type(a) is not Tensor:
+                    break
+                plain.append((a._dtype.name, a._value.shape))
+            else:
+                plain = tuple(plain)
                 cf = self._cache.get(plain)
                 if cf is None:   # the trace type from the one function that builds it
                     cf = self._concrete_for(trace_type.key_and_flat(args, []), args)
@@ -116,6 +124,8 @@ class Function:
                         self._remember(plain, cf)
                 else:
                     self._call_stats.untraced += 1
+                if _CTX.tape_hook is None:
+                    return cf.program.call(args)
                 return call_flat(cf, args)
             flat = []
             key = trace_type.key_and_flat(args, flat)

@@ -82,6 +82,39 @@ def test_scalar_operators_wrap_on_overflow_silently():
     assert out.dtype == tf.int32 and out.numpy() == -2147483648
 
 
+# (source value, target dtype, whether the generated code converts with the scalar type)
+SCALAR_CASTS = [
+    (np.int32(-7), tf.float32, True), (np.int64(2 ** 53 + 1), tf.float32, True),
+    (np.int64(2 ** 53 + 1), tf.float64, True), (np.uint8(255), tf.float32, True),
+    (np.bool_(True), tf.float64, True), (np.float32(-np.inf), tf.float64, True),
+    (np.float32(np.nan), tf.float64, True),
+    (np.float64(1e300), tf.float32, False), (np.float32(3e9), tf.int32, False),
+    (np.int32(300), tf.int8, False), (np.int32(3), tf.float16, False),
+    # no scalar slot holds a 0-d complex or half-float value
+    (np.uint8(255), tf.complex64, False), (np.float16(np.inf), tf.float32, False),
+]
+
+
+@pytest.mark.parametrize("value, dtype, as_scalar_type", SCALAR_CASTS,
+                         ids=[f"{type(v).__name__}-{d.name}" for v, d, _ in SCALAR_CASTS])
+def test_scalar_casts_in_a_loop_match_the_kernel(value, dtype, as_scalar_type):
+    @tf.function
+    def f(x):
+        return tf.while_loop(lambda i, v: i < 2, lambda i, v: (i + 1, tf.cast(x, dtype)),
+                             [0, tf.zeros([], dtype)])[1]
+    plan, args = _plan_and_args(f, value)
+    lines = [line for line in plan.generated.source.splitlines() if "s" in line and "(" in line]
+    cast_by_type = any(line.split("=")[-1].strip().startswith("t") for line in lines)
+    assert cast_by_type == as_scalar_type
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")   # the kernel's own warnings are not what is compared
+        _same(plan.generated.run(args)[0], plan.interpret(args)[0])
+        want = tf.cast(tf.constant(value), dtype)
+    out = f(tf.constant(value))
+    assert out.dtype == dtype
+    _same(out.numpy(), want.numpy())
+
+
 def test_device_scalars_get_numpy_semantics():
     # An XLA result (a device buffer) passed to an executor function computes as NumPy
     # would: int64 stays int64 (JAX without x64 would compute in 32 bits).

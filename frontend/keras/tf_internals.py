@@ -52,6 +52,9 @@ def _root():
     root = _Facade("tensorflow", flowjit, __version__="2.21.0",
                    __internal__=_standins.internal_namespace(),
                    is_tensor=_standins.is_tensor,
+                   nn=_Facade("tensorflow.nn", flowjit.nn, **{
+                       name: getattr(_standins, name) for name in _standins.NN
+                       if not hasattr(flowjit.nn, name)}),
                    distribute=_Facade("tensorflow.distribute", flowjit.distribute,
                                       **_standins.distribute_names()),
                    **fills)

@@ -98,8 +98,9 @@ def context_module():
     def executing_eagerly():
         return flowjit_context().graph_hook is None
 
+    # flowjit's eager ops and function calls return when done: nothing to wait for
     return _module("tensorflow.python.eager.context", context=_EagerContext,
-                   executing_eagerly=executing_eagerly)
+                   executing_eagerly=executing_eagerly, async_wait=lambda: None)
 
 
 class ListWrapper(list):
@@ -127,7 +128,7 @@ def type_spec_registry_module():
 def framework_config_module():
     # flowjit's kernels are deterministic already
     return _module("tensorflow.python.framework.config", enable_op_determinism=lambda: None,
-                   disable_op_determinism=lambda: None)
+                   disable_op_determinism=lambda: None, is_op_determinism_enabled=lambda: False)
 
 
 def math_ops_module():
@@ -224,6 +225,24 @@ def distribute_names():
                 DistributedValues=_tag("DistributedValues"),
                 DistributedIterator=_tag("DistributedIterator"),
                 DistributedDataset=_tag("DistributedDataset"))
+
+
+# --- tf.nn names flowjit may lack --------------------------------------------------------
+def convolution(input, filters, strides=None, padding="VALID", data_format=None,
+                dilations=None, name=None):
+    """TF's `tf.nn.convolution`: the convolution of the input's rank."""
+    rank = len(input.shape) - 2
+    conv = {1: "conv1d", 2: "conv2d"}.get(rank)
+    if conv is None:
+        raise NotImplementedError(f"flowjit has no {rank}-D convolution yet")
+    if conv == "conv1d":
+        return flowjit.nn.conv1d(input, filters, strides or 1, padding,
+                                 data_format=data_format, dilations=dilations or 1)
+    return flowjit.nn.conv2d(input, filters, strides or 1, padding, data_format=data_format,
+                             dilations=dilations or 1)
+
+
+NN = ("convolution",)
 
 
 # --- top-level names flowjit may lack ----------------------------------------------------

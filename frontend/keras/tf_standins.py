@@ -249,6 +249,7 @@ NN = ("convolution",)
 SparseTensor = _tag("SparseTensor")
 RaggedTensor = _tag("RaggedTensor")
 IndexedSlices = _tag("IndexedSlices")
+TypeSpec = _tag("TypeSpec")
 
 
 class VariableAggregation(enum.Enum):
@@ -268,5 +269,5 @@ class VariableSynchronization(enum.Enum):
 sparse = unavailable_module("tensorflow.sparse")
 ragged = unavailable_module("tensorflow.ragged")
 
-TOP_LEVEL = ("sparse", "ragged", "SparseTensor", "RaggedTensor", "IndexedSlices", "VariableAggregation",
+TOP_LEVEL = ("sparse", "ragged", "TypeSpec", "SparseTensor", "RaggedTensor", "IndexedSlices", "VariableAggregation",
              "VariableSynchronization")

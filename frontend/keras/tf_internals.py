@@ -42,6 +42,7 @@ def _private_paths():
         "python.ops.linalg.sparse.sparse_csr_matrix_ops": _standins.unavailable_module(
             "tensorflow.python.ops.linalg.sparse.sparse_csr_matrix_ops"),
         "compiler.tf2xla.python.xla": _standins.xla_module(),
+        "compat.v1": _standins.compat_v1_module(),
     }
 
 

@@ -131,6 +131,11 @@ def framework_config_module():
                    disable_op_determinism=lambda: None, is_op_determinism_enabled=lambda: False)
 
 
+def compat_v1_module():
+    # flowjit has no TF1 default graph to reset (Keras's `clear_session` asks)
+    return _module("tensorflow.compat.v1", reset_default_graph=lambda: None)
+
+
 def math_ops_module():
     return _module("tensorflow.python.ops.math_ops", is_nan=flowjit.math.is_nan)
 

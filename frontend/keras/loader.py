@@ -81,8 +81,21 @@ def _bind_lazy_modules(module_utils):
     module_utils.gfile._available = False
 
 
+def _recognize_flowjit_datasets(module):
+    """Keras recognizes a `tf.data.Dataset` by its class's TF module path; flowjit's datasets
+    are recognized by their class."""
+    keras_test = module.is_tf_dataset
+
+    def is_tf_dataset(x):
+        from flowjit.frontend.data.dataset import Dataset
+        return isinstance(x, Dataset) or keras_test(x)
+    module.is_tf_dataset = is_tf_dataset
+
+
 # Keras modules that need flowjit bound into them as soon as they have run.
-_AFTER_LOAD = {"keras.src.utils.module_utils": _bind_lazy_modules}
+_AFTER_LOAD = {"keras.src.utils.module_utils": _bind_lazy_modules,
+               "keras.src.trainers.data_adapters": _recognize_flowjit_datasets,
+               "keras.src.utils.dataset_utils": _recognize_flowjit_datasets}
 
 
 def load_keras():

@@ -56,6 +56,9 @@ def _root():
                    nn=_Facade("tensorflow.nn", flowjit.nn, **{
                        name: getattr(_standins, name) for name in _standins.NN
                        if not hasattr(flowjit.nn, name)}),
+                   random=_Facade("tensorflow.random", flowjit.random, **{
+                       name: getattr(_standins, name) for name in _standins.RANDOM
+                       if not hasattr(flowjit.random, name)}),
                    distribute=_Facade("tensorflow.distribute", flowjit.distribute,
                                       **_standins.distribute_names()),
                    **fills)

@@ -83,7 +83,8 @@ def internal_namespace():
         EagerTensor=flowjit.Tensor,
         smart_cond=_module("tensorflow.__internal__.smart_cond", smart_cond=smart_cond),
         distribute=_module("tensorflow.__internal__.distribute", interim=_module(
-            "tensorflow.__internal__.distribute.interim", maybe_merge_call=maybe_merge_call)))
+            "tensorflow.__internal__.distribute.interim", maybe_merge_call=maybe_merge_call),
+            strategy_supports_no_merge_call=lambda: True))
 
 
 # --- tensorflow.python.* -----------------------------------------------------------------
@@ -132,8 +133,14 @@ def framework_config_module():
 
 
 def compat_v1_module():
+    def __getattr__(name):
+        if name == "SummaryMetadata":   # TensorBoard's own message (the `summary` extra)
+            from tensorboard.compat.proto.summary_pb2 import SummaryMetadata
+            return SummaryMetadata
+        raise AttributeError(name)
     # flowjit has no TF1 default graph to reset (Keras's `clear_session` asks)
-    return _module("tensorflow.compat.v1", reset_default_graph=lambda: None)
+    return _module("tensorflow.compat.v1", reset_default_graph=lambda: None,
+                   __getattr__=__getattr__)
 
 
 def math_ops_module():
@@ -248,6 +255,17 @@ def convolution(input, filters, strides=None, padding="VALID", data_format=None,
 
 
 NN = ("convolution",)
+
+
+# --- tf.random names flowjit may lack ----------------------------------------------------
+def shuffle(value, seed=None, name=None):
+    """TF's `tf.random.shuffle`: the rows of `value` in a random order."""
+    value = flowjit.convert_to_tensor(value)
+    keys = flowjit.random.uniform(flowjit.shape(value)[:1], seed=seed)
+    return flowjit.gather(value, flowjit.argsort(keys))
+
+
+RANDOM = ("shuffle",)
 
 
 # --- top-level names flowjit may lack ----------------------------------------------------

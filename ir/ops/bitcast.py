@@ -20,14 +20,13 @@ def _bitcast(types, attrs):
     if dst not in BITCASTABLE:
         raise InferenceError(f"Bitcast: type {dst.name} is not a numeric type", TypeError)
     src_size, dst_size = x.dtype.size, dst.size
-    if src_size == dst_size:
+    if src_size == dst_size or TensorShape(x.shape).rank is None:
         return TT(dst, x.shape)
     if src_size > dst_size:
         return TT(dst, TensorShape(x.shape).concatenate([src_size // dst_size]))
     dims = TensorShape(x.shape)
-    last = dims[-1] if dims.rank else 0
-    if dims.rank is not None and (dims.rank == 0 or last not in (None, dst_size // src_size)):
+    if dims.rank == 0 or dims[-1] not in (None, dst_size // src_size):
         raise InferenceError(f"Cannot bitcast from {x.dtype.name} to {dst.name}: shape "
                              f"{dims} does not end in {dst_size // src_size}",
                              InvalidArgumentError)
-    return TT(dst, dims[:-1] if dims.rank is not None else dims)
+    return TT(dst, dims[:-1])

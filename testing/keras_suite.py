@@ -37,8 +37,8 @@ SUITE = (
     "trainers/trainer_test.py", "callbacks/early_stopping_test.py",
     "saving/saving_api_test.py", "activations/activations_test.py",
 )
-QUICK = ("optimizers/sgd_test.py", "layers/core/identity_test.py",
-         "metrics/reduction_metrics_test.py")
+QUICK = ("optimizers/sgd_test.py", "layers/activations/relu_test.py",
+         "layers/normalization/layer_normalization_test.py")
 
 
 class _PerFile:

@@ -12,7 +12,9 @@ import pytest
 if importlib.util.find_spec("keras") is None:
     pytest.skip("Keras 3 is flowjit's `keras` extra", allow_module_level=True)
 
-ROOT_PARENT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import flowjit  # noqa: E402
+
+ROOT_PARENT = os.path.dirname(os.path.dirname(flowjit.__file__))
 
 
 def test_quick_sample_of_keras_tests_passes():

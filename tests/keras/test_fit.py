@@ -51,7 +51,7 @@ def test_saved_model_predicts_the_same_in_a_fresh_process(tmp_path):
     model.save_weights(tmp_path / "model.weights.h5")
     np.save(tmp_path / "x.npy", vx)
     np.save(tmp_path / "want.npy", model.predict(vx, verbose=0))
-    code = textwrap.dedent(f"""
+    code = textwrap.dedent("""
         import numpy as np
         import flowjit as tf
         import fit_cases

@@ -53,20 +53,20 @@ NOT_YET = {
     "": """
         AggregationMethod CriticalSection DeviceSpec Graph NoneTensorSpec Operation
         OptionalSpec RegisterGradient TensorArraySpec TypeSpec VariableAggregation
-        VariableSynchronization approx_top_k batch_to_space bitcast
-        broadcast_dynamic_shape broadcast_static_shape check_pinned constant_initializer
-        control_dependencies conv conv2d_backprop_filter_v2 conv2d_backprop_input_v2
-        dynamic_partition dynamic_stitch edit_distance eig eigvals
-        extract_volume_patches fftnd fingerprint get_current_name_scope get_logger
-        grad_pass_through gradients hessians histogram_fixed_width_bins ifftnd irfftnd
-        matrix_square_root meshgrid no_gradient ones_initializer parallel_stack
-        ragged_fill_empty_rows ragged_fill_empty_rows_grad random_index_shuffle
-        random_normal_initializer random_uniform_initializer recompute_grad
-        register_tensor_conversion_function repeat required_space_to_batch_paddings
-        reverse_sequence rfftnd roll scalar_mul sequence_mask shape_n space_to_batch
-        space_to_batch_nd tan tensor_scatter_nd_max tensor_scatter_nd_min
-        tensor_scatter_nd_sub timestamp tuple type_spec_from_value uint16 uint32 uint64
-        unravel_index variable_creator_scope vectorized_map zeros_initializer
+        VariableSynchronization approx_top_k batch_to_space broadcast_dynamic_shape
+        broadcast_static_shape check_pinned constant_initializer control_dependencies
+        conv conv2d_backprop_filter_v2 conv2d_backprop_input_v2 dynamic_partition
+        dynamic_stitch edit_distance eig eigvals extract_volume_patches fftnd
+        fingerprint get_current_name_scope get_logger grad_pass_through gradients
+        hessians histogram_fixed_width_bins ifftnd irfftnd matrix_square_root meshgrid
+        no_gradient ones_initializer parallel_stack ragged_fill_empty_rows
+        ragged_fill_empty_rows_grad random_index_shuffle random_normal_initializer
+        random_uniform_initializer recompute_grad register_tensor_conversion_function
+        repeat required_space_to_batch_paddings reverse_sequence rfftnd roll scalar_mul
+        sequence_mask shape_n space_to_batch space_to_batch_nd tan tensor_scatter_nd_max
+        tensor_scatter_nd_min tensor_scatter_nd_sub timestamp tuple type_spec_from_value
+        uint16 uint32 uint64 unravel_index variable_creator_scope vectorized_map
+        zeros_initializer
 """.split(),
     "math": """
         accumulate_n angle approx_max_k approx_min_k bessel_i0 bessel_i0e bessel_i1

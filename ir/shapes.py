@@ -124,6 +124,16 @@ class TensorShape:
             raise ValueError(f"Shape {self} must have rank {rank}")
         return self if self._dims is not None else TensorShape([None] * rank)
 
+    def with_rank_at_least(self, rank):
+        if self._dims is not None and len(self._dims) < rank:
+            raise ValueError(f"Shape {self} must have rank at least {rank}")
+        return self
+
+    def with_rank_at_most(self, rank):
+        if self._dims is not None and len(self._dims) > rank:
+            raise ValueError(f"Shape {self} must have rank at most {rank}")
+        return self
+
     # --- Python protocol --------------------------------------------------
     def __len__(self):
         if self._dims is None:

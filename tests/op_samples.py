@@ -312,6 +312,11 @@ add("bitwise_and", tf.bitwise.bitwise_and, R((4, 3), I32, -100, 100), R((3,), I3
 add("bitwise_or", tf.bitwise.bitwise_or, R((2, 5), I8, -100, 100), R((2, 5), I8, -100, 100))
 add("bitwise_xor", tf.bitwise.bitwise_xor, R((3,), I64, -10**6, 10**6), R((2, 3), I64, 0, 99))
 add("invert", tf.bitwise.invert, R((5,), I16, -300, 300))
+# tf.bitcast: NaN/inf and -0.0 keep their bits; to a narrower type (a last axis appears) and
+# to a wider one (the last axis is consumed)
+add("bitcast", lambda x: tf.bitcast(x, tf.int32), specials((3, 4), F32))
+add("bitcast", lambda x: tf.bitcast(x, tf.uint8), specials((2, 3), F32))
+add("bitcast", lambda x: tf.bitcast(x, tf.float64), R((3, 2), I32, -10**6, 10**6))
 add("invert", tf.bitwise.invert, R((2, 3), U8, 0, 255), tag="unsigned")
 add("left_shift", tf.bitwise.left_shift, R((4,), I32, -50, 50), R((4,), I32, 0, 20))
 add("right_shift", tf.bitwise.right_shift, R((2, 4), I32, -5000, 5000), R((4,), I32, 0, 12))

@@ -13,7 +13,7 @@ import flowjit as tf
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 NAMESPACES = ("math", "nn", "linalg", "random", "debugging", "strings", "config", "dtypes",
               "errors", "image", "nest", "optimizers", "autodiff", "train", "saved_model",
-              "autograph", "autograph.experimental", "keras", "keras.optimizers", "types",
+              "autograph", "autograph.experimental", "keras", "types",
               "types.experimental")
 
 

@@ -21,6 +21,7 @@ from ..function.specs import TensorSpec
 from . import structure
 from .context import INFINITE, UNKNOWN
 from .iterator import NumpyIterator, make_iterator, reduce_dataset, staged_for
+from .option_groups import GROUPS
 
 # The transformations by name (the classes, and the builders that compose several), registered
 # by transforms.py and combine.py when imported: they subclass Dataset, so this module cannot
@@ -45,7 +46,8 @@ class Options:
 
     def __init__(self):
         for f in self._FIELDS:
-            object.__setattr__(self, f, None)
+            group = GROUPS.get(f)
+            object.__setattr__(self, f, group() if group is not None else None)
 
     def __setattr__(self, name, value):
         if name not in self._FIELDS:
@@ -56,7 +58,8 @@ class Options:
         out = Options()
         for f in self._FIELDS:
             mine, theirs = getattr(self, f), getattr(options, f)
-            object.__setattr__(out, f, theirs if theirs is not None else mine)
+            object.__setattr__(out, f, mine.merged(theirs) if f in GROUPS else
+                               theirs if theirs is not None else mine)
         return out
 
     def __eq__(self, other):

@@ -27,6 +27,7 @@ from ...ir import errors
 from ..function import func_graph
 from .. import nest
 from ..eager.dispatch import convert_to_tensor
+from ..function.specs import TensorSpec
 from ..export import tf_export
 from . import structure
 from .context import IteratorContext
@@ -246,8 +247,19 @@ class Optional:
 
     @staticmethod
     def from_value(value):
-        spec, flat = structure.specs_of(structure.normalize(value))
-        return Optional(convert_to_tensor(True), structure.to_tensors(spec, flat), spec)
+        # a traced function's values stay graph tensors: an Optional is a composite of them
+        value = structure.normalize(value, convert=convert_to_tensor)
+        spec = nest.map_structure(lambda t: TensorSpec(t.shape, t.dtype), value)
+        return Optional(convert_to_tensor(True), value, spec)
+
+    # a composite (frontend/nest.py): functions, loops and branches carry the flag and value
+    def _nest_components(self):
+        return [self._has] + nest.flatten(self._value)
+
+    def _nest_rebuild(self, components):
+        value = None if self._value is None else \
+            nest.pack_sequence_as(self._value, components[1:])
+        return Optional(components[0], value, self.element_spec)
 
     @staticmethod
     def empty(element_spec):

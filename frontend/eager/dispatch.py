@@ -44,7 +44,7 @@ _INFER_CACHE_MAX = 1 << 16
 
 # --- conversion ---------------------------------------------------------------------------
 def _is_tensor_like(v) -> bool:
-    return isinstance(v, Tensor) or hasattr(v, "_as_tensor")
+    return isinstance(v, Tensor) or hasattr(v, "_as_tensor") or hasattr(v, "__tf_tensor__")
 
 
 def _nested_has_tensor(v) -> bool:
@@ -160,6 +160,9 @@ def _convert(value, dtype, dtype_hint):
     conv = getattr(value, "_as_tensor", None)
     if conv is not None:  # Variables and symbolic tensors
         return convert_to_tensor(conv(), dtype=dtype)
+    conv = getattr(value, "__tf_tensor__", None)
+    if conv is not None:  # TF's protocol for objects that convert themselves (Keras variables)
+        return convert_to_tensor(conv(dtype, None), dtype=dtype)
     if value is None:   # NumPy would make it NaN under a float dtype
         raise ValueError("None values not supported." if _CTX.graph_hook is not None else
                          "Attempt to convert a value (None) with an unsupported type "

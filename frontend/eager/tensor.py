@@ -22,7 +22,9 @@ from ...ir.shapes import TensorShape
 class Tensor:
     """An immutable multi-dimensional array (TF's `EagerTensor`)."""
 
-    __slots__ = ("_value", "_dtype", "_device", "__weakref__")
+    # `__dict__`: TF's tensors take attributes from user code (Keras marks a softmax's output
+    # with the logits it came from); the dict is only made when one is set
+    __slots__ = ("_value", "_dtype", "_device", "__weakref__", "__dict__")
     _layout = None   # a DTensor's Layout (frontend/distribute/dtensor.py); part of its trace type
     __array_priority__ = 100  # `ndarray + Tensor` defers to Tensor.__radd__
 

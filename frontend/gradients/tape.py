@@ -75,6 +75,16 @@ def _is_variable(x) -> bool:
     return isinstance(x, variables.Variable)
 
 
+def _as_source(x):
+    """An object that acts as a resource variable (TF's mark, which Keras 3's variables carry)
+    stands for the `tf.Variable` it wraps, whose handle TF differentiates."""
+    if not _is_variable(x) and getattr(x, "_should_act_as_resource_variable", False):
+        inner = getattr(x, "value", None)
+        if _is_variable(inner):
+            return inner
+    return x
+
+
 def _differentiable(x) -> bool:
     dt = getattr(x, "dtype", None)
     return dt is not None and dt.is_floating
@@ -257,7 +267,7 @@ class GradientTape:
     # --- watching -------------------------------------------------------------------------
     def watch(self, tensor):
         """Track tensors and Variables (any nest of them) so gradients can flow to them."""
-        for t in nest.flatten(tensor):
+        for t in map(_as_source, nest.flatten(tensor)):
             if _is_variable(t):
                 self._watch_variable(t)
             elif isinstance(t, Tensor):
@@ -296,7 +306,7 @@ class GradientTape:
         self._check_usable()
         unconnected = UnconnectedGradients(unconnected_gradients)
         flat_targets = [_as_target(t) for t in nest.flatten(target)]
-        flat_sources = nest.flatten(sources)
+        flat_sources = [_as_source(s) for s in nest.flatten(sources)]
         for s in flat_sources:
             if not (_is_variable(s) or isinstance(s, Tensor)):
                 raise TypeError(f"GradientTape.gradient: sources must be tensors or Variables, "

@@ -58,6 +58,11 @@ class Variable:
 
     # --- metadata -------------------------------------------------------------
     @property
+    def _unique_id(self) -> int:
+        """TF's key of a variable's identity (Keras's optimizers key their slots by it)."""
+        return self._uid
+
+    @property
     def name(self) -> str:
         return self._name
 

@@ -1,0 +1,95 @@
+"""What users do with Keras, end to end on flowjit: functional and subclassed models, tf.data
+input, callbacks (TensorBoard writes event files through flowjit's tf.summary), `summary()`,
+and a Keras model differentiated inside a user's `tf.function`."""
+from __future__ import annotations
+
+import importlib.util
+import os
+
+import numpy as np
+import pytest
+
+if importlib.util.find_spec("keras") is None:   # not importorskip: that binds Keras to TF
+    pytest.skip("Keras 3 is flowjit's `keras` extra", allow_module_level=True)
+
+import flowjit as tf  # noqa: E402
+
+keras = tf.keras
+RNG = np.random.default_rng(0)
+X = RNG.normal(size=(40, 6)).astype("float32")
+Y = (X[:, 0] > 0).astype("int32")
+
+
+def _functional():
+    inputs = keras.Input((6,))
+    hidden = keras.layers.LayerNormalization()(keras.layers.Dense(4, activation="relu")(inputs))
+    return keras.Model(inputs, keras.layers.Dense(2)(hidden))
+
+
+def test_functional_model_fits_a_tf_data_dataset_like_the_same_arrays():
+    runs = []
+    for data in (tf.data.Dataset.from_tensor_slices((X, Y)).batch(8), None):
+        keras.utils.set_random_seed(1)
+        model = _functional()
+        model.compile("adam", keras.losses.SparseCategoricalCrossentropy(from_logits=True),
+                      metrics=["accuracy"])
+        history = model.fit(data, epochs=2, verbose=0) if data is not None else \
+            model.fit(X, Y, batch_size=8, epochs=2, shuffle=False, verbose=0)
+        runs.append(history.history)
+    assert len(runs[0]["loss"]) == 2 and runs[0]["loss"][1] < runs[0]["loss"][0]
+    for key in runs[0]:
+        np.testing.assert_allclose(runs[0][key], runs[1][key], rtol=1e-6, err_msg=key)
+
+
+def test_subclassed_model_trains_and_summarizes(capsys):
+    class TwoHeads(keras.Model):
+        def __init__(self):
+            super().__init__()
+            self.body = keras.layers.Dense(5, activation="tanh")
+            self.head = keras.layers.Dense(3)
+
+        def call(self, x):
+            return self.head(self.body(x))
+
+    model = TwoHeads()
+    model.compile("sgd", "mse", jit_compile="auto")
+    target = RNG.normal(size=(40, 3)).astype("float32")
+    before = model(X).numpy()
+    history = model.fit(X, target, batch_size=16, epochs=2, verbose=0)
+    assert history.history["loss"][1] < history.history["loss"][0]
+    assert not np.allclose(model(X).numpy(), before)
+    model.summary()
+    assert "Trainable params: 53" in capsys.readouterr().out   # 6*5+5 + 5*3+3
+
+
+@pytest.mark.parametrize("jit_compile", [False, True], ids=["executor", "xla"])
+def test_keras_model_differentiated_in_a_user_function(jit_compile):
+    model = keras.Sequential([keras.Input((6,)), keras.layers.Dense(3)])
+
+    @tf.function(jit_compile=jit_compile)
+    def grads(x):
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_sum(model(x) ** 2)
+        return tape.gradient(loss, model.trainable_variables)
+
+    kernel, bias = (v.numpy() for v in model.trainable_variables)
+    out = X @ kernel + bias
+    got = grads(X)
+    np.testing.assert_allclose(got[0].numpy(), X.T @ (2 * out), rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(got[1].numpy(), (2 * out).sum(axis=0), rtol=1e-4, atol=1e-4)
+
+
+def test_callbacks_stop_early_checkpoint_and_write_tensorboard_events(tmp_path):
+    pytest.importorskip("tensorboard", reason="tf.summary is flowjit's `summary` extra")
+    model = keras.Sequential([keras.Input((6,)), keras.layers.Dense(2)])
+    model.compile(keras.optimizers.SGD(5.0),   # a step so large the validation loss rises
+                  keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+    history = model.fit(X, Y, epochs=10, validation_split=0.25, verbose=0, callbacks=[
+        keras.callbacks.EarlyStopping(monitor="val_loss", patience=0),
+        keras.callbacks.ModelCheckpoint(str(tmp_path / "best.keras"), save_best_only=True),
+        keras.callbacks.TensorBoard(str(tmp_path / "logs"))])
+    assert len(history.history["loss"]) < 10
+    assert os.path.exists(tmp_path / "best.keras")
+    for split in ("train", "validation"):
+        events = os.listdir(tmp_path / "logs" / split)
+        assert any(name.startswith("events.out.tfevents") for name in events), events

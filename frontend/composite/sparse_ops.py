@@ -169,6 +169,38 @@ def add(a, b, threshold=0):
     return _made(coords, summed, shape)
 
 
+def _union(a, b, combine, opname) -> SparseTensor:
+    """`combine` of two SparseTensors of one shape at the union of their coordinates (an
+    absent entry reads as 0), in canonical order: TF's sparse maximum/minimum. Composed on
+    the dense shape, which is known while tracing, so the graph executor runs it too."""
+    a, b = _sparse(a, opname), _sparse(b, opname)
+    shape = _static_shape(a, opname)
+    if _static_shape(b, opname) != shape:
+        raise errors.InvalidArgumentError(None, None, f"Operands do not have the same ranks; "
+                                                      f"got shapes: {shape} and {b.shape}")
+    present = M.logical_or(_entry_mask(a), _entry_mask(b))
+    coords = M.where(present)   # row-major: TF's canonical order
+    return _made(coords, A.gather_nd(combine(to_dense(a), to_dense(b)), coords), shape)
+
+
+def _entry_mask(sp):
+    """The dense bool tensor that is True where `sp` has an entry (explicit zeros too)."""
+    ones = A.ones_like(sp.values, dtype=D.bool_)
+    return to_dense(SparseTensor(sp.indices, ones, sp.dense_shape), default_value=False)
+
+
+@tf_export("sparse.maximum")
+def maximum(sp_a, sp_b, name=None):
+    """Elementwise max of two SparseTensors of one shape (absent entries are 0)."""
+    return _union(sp_a, sp_b, M.maximum, "maximum")
+
+
+@tf_export("sparse.minimum")
+def minimum(sp_a, sp_b, name=None):
+    """Elementwise min of two SparseTensors of one shape (absent entries are 0)."""
+    return _union(sp_a, sp_b, M.minimum, "minimum")
+
+
 @tf_export("sparse.concat")
 def concat(axis, sp_inputs, expand_nonconcat_dims=False, concat_dim=None, name=None):
     """The SparseTensors joined along `axis` (the other dims equal, or with

@@ -137,7 +137,7 @@ def _advice(nearest, key, changed) -> str:
     relaxed = trace_type.relax(nearest, key)
     if relaxed is None:
         return "no signature accepts both; this trace is needed"
-    parts = relaxed[1] if trace_type._is_container(relaxed) else ()
+    parts = relaxed[1] if trace_type.is_container(relaxed) else ()
     if parts and all(p[0] == trace_type.TENSOR for p in parts):
         specs = ", ".join(trace_type.describe(p) for p in parts)
         return (f"input_signature=[{specs}] or reduce_retracing=True would trace once for "

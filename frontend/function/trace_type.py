@@ -218,7 +218,7 @@ def count_differences(old, new) -> int:
     """How many leaves of two trace types differ (a structure change counts as one)."""
     if old == new:
         return 0
-    if _is_container(old) and _is_container(new) and old[0] == new[0] \
+    if is_container(old) and is_container(new) and old[0] == new[0] \
             and len(old[1]) == len(new[1]):
         return sum(count_differences(a, b) for a, b in zip(old[1], new[1]))
     return 1

@@ -222,6 +222,14 @@ def sparse_add_sparse(tf):
     return tf.sparse.add(_sp(tf), tf.sparse.reorder(_sp_unordered(tf)))
 
 
+@case(xla=False)
+def sparse_maximum_minimum(tf):
+    # overlapping, one-sided and negative entries: an absent entry reads as 0
+    a, b = _sp(tf), tf.sparse.reorder(_sp_unordered(tf))
+    return tf.sparse.maximum(a, b), tf.sparse.minimum(a, b), \
+        tf.sparse.maximum(a, tf.sparse.map_values(tf.negative, a))
+
+
 @case()
 def sparse_reorder_transpose(tf):
     st = _sp_unordered(tf)

@@ -50,7 +50,12 @@ class ReplicaContext:
         """`value` (a tensor or a nest of tensors) reduced over every replica."""
         from .. import nest
         how = _reduction(reduce_op)
-        return nest.map_structure(lambda v: all_reduce(v, how, self._num), value)
+        if self._num == 1:    # one replica: the value is its own reduction (no op, as TF)
+            return value
+        # a composite (IndexedSlices) is reduced dense: its rows differ per replica
+        return nest.map_structure(
+            lambda v: all_reduce(dispatch.convert_to_tensor(v), how, self._num), value,
+            expand_composites=False)
 
 
 class ValueContext:

@@ -15,7 +15,7 @@ __path__.append(_os.path.join(_os.path.dirname(__file__), "api"))
 
 from .ir.dtypes import (DType, as_dtype, bfloat16, bool_ as bool, double, float16,
                         float32, float64, half, int8, int16, int32, int64, string, uint8,
-                        complex64, complex128)
+                        complex64, complex128, uint16, uint32, uint64)
 from .ir.shapes import TensorShape
 from .frontend.eager.tensor import Tensor
 from .frontend.eager.dispatch import convert_to_tensor

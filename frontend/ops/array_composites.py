@@ -15,7 +15,7 @@ from . import array as A
 from . import math as M
 from . import reduce as R
 from .counting import searchsorted
-from .program import get_static_value
+from .program import executing_eagerly, get_static_value
 
 
 def _invalid(opname, message):
@@ -174,9 +174,8 @@ def reverse_sequence(input, seq_lengths, seq_axis=None, batch_axis=None, name=No
         over = np.flatnonzero((known > steps) | (known < 0))
         if over.size:
             i = over[0]
-            raise _invalid("ReverseSequence", f"seq_lens(" f"{i}) > input.dims({seq_axis}) "
-                           f"({known[i]} vs. {steps})" if known[i] > steps else
-                           f"seq_lens({i}) < 0 ({known[i]})")
+            raise _invalid("ReverseSequence", f"seq_lens({i}) > input.dims({seq_axis})"
+                           if known[i] > steps else f"seq_lens({i}) < 0")
     # Move batch then seq to the front, reverse by gathering, and move them back.
     rest = [d for d in range(rank) if d not in (batch_axis, seq_axis)]
     perm = [batch_axis, seq_axis] + rest
@@ -284,11 +283,20 @@ def unravel_index(indices, dims, name=None):
 
 @tf_export("shape_n")
 def shape_n(input, out_type=D.int32, name=None):  # noqa: A002
-    """The shapes of a list of tensors."""
-    return [A.shape(t, out_type=out_type) for t in input]
+    """The shapes of a list of tensors (of one dtype, as TF's ShapeN)."""
+    tensors = [convert_to_tensor(t) for t in input]
+    for i, t in enumerate(tensors[1:], 1):
+        if t.dtype is not tensors[0].dtype:
+            raise _invalid("ShapeN", f"cannot compute ShapeN as input #{i}(zero-based) was "
+                                     f"expected to be a {D.runtime_name(tensors[0].dtype)} "
+                                     f"tensor but is a {D.runtime_name(t.dtype)} tensor")
+    return [A.shape(t, out_type=out_type) for t in tensors]
 
 
 @tf_export("parallel_stack")
 def parallel_stack(values, name="parallel_stack"):
-    """tf.stack along a new first axis (TF copies the inputs in parallel; flowjit stacks)."""
+    """tf.stack along a new first axis, in a tf.function only (as TF's; TF copies the inputs
+    in parallel, flowjit stacks)."""
+    if executing_eagerly():
+        raise RuntimeError("tf.parallel_stack() is not compatible with eager execution.")
     return A.stack(values, axis=0)

@@ -1036,3 +1036,30 @@ add("irfft", lambda z: tf.signal.irfft(z, [5]), cplx((3, 6), C128), tag="cropped
 add("irfft", lambda z: tf.signal.irfft2d(z, [4, 10]), cplx((3, 4), C128), tag="2d-padded")
 add("irfft", lambda z: tf.signal.irfft3d(z, [2, 3, 4]), cplx((2, 3, 3), C64), tag="3d",
     rtol=1e-5, atol=1e-5)
+
+
+# --- special functions (tf.math's Bessel, gamma-family, erfinv, ndtri, nextafter, softsign) --
+_SPECIAL = {
+    "softsign": (tf.math.softsign, [(F32, "big"), (F16, "wide")]),
+    "erfinv": (tf.math.erfinv, [(F32, "unit"), (F64, "unit")]),
+    "ndtri": (tf.math.ndtri, [(F32, "prob"), (F64, "prob")]),
+    "lgamma": (tf.math.lgamma, [(F32, "wide"), (F64, "pos")]),
+    "digamma": (tf.math.digamma, [(F32, "pos"), (F64, "wide")]),
+    "bessel_i0": (tf.math.bessel_i0, [(F32, "big"), (F64, "wide")]),
+    "bessel_i0e": (tf.math.bessel_i0e, [(F32, "big"), (F64, "wide"), (F16, "wide")]),
+    "bessel_i1": (tf.math.bessel_i1, [(F64, "big"), (F32, "wide")]),
+    "bessel_i1e": (tf.math.bessel_i1e, [(F32, "big"), (F64, "wide")]),
+}
+_GEN["prob"] = lambda s, d: R(s, d, 0.02, 0.98)
+for _op, (_api, _cases) in _SPECIAL.items():
+    for _i, (_dt, _kind) in enumerate(_cases):
+        add(_op, lambda x, _f=_api: _f(x), _GEN[_kind](((3, 4), (5,), ())[_i % 3], _dt),
+            **loose(_dt))
+add("polygamma", lambda n, x: tf.math.polygamma(n, x), const([[0.], [1.], [3.]], F64),
+    R((4,), F64, 0.2, 4.0), **loose(F64))
+add("polygamma", lambda x: tf.math.polygamma(2.0, x), R((5,), F32, 0.5, 3.0), **loose(F32))
+add("zeta", lambda x, q: tf.math.zeta(x, q), R((3, 1), F64, 1.5, 5.0),
+    R((4,), F64, 0.5, 3.0), **loose(F64))
+add("zeta", lambda q: tf.math.zeta(3.0, q), R((5,), F32, 0.5, 3.0), **loose(F32))
+add("nextafter", lambda x, y: tf.math.nextafter(x, y), specials((3, 4), F32), R((4,), F32))
+add("nextafter", lambda x, y: tf.math.nextafter(x, y), halves((5,), F64), halves((5,), F64))

@@ -807,11 +807,12 @@ def sorted_ids(n, segments, dtype=I32):
     return Arg(gen, dtype)
 
 
-for _op in ("segment_sum", "segment_mean", "segment_max"):
+for _op in ("segment_sum", "segment_mean", "segment_max", "segment_min", "segment_prod"):
     _api = getattr(tf.math, _op)
     add(_op, _api, R((6, 3), F32), sorted_ids(6, 4), xla="unimplemented")
     add(_op, _api, R((5,), F64), sorted_ids(5, 3, I64), tag="f64-i64", xla="unimplemented")
-for _op in ("unsorted_segment_sum", "unsorted_segment_max"):
+for _op in ("unsorted_segment_sum", "unsorted_segment_max", "unsorted_segment_min",
+            "unsorted_segment_prod"):
     _api = getattr(tf.math, _op)
     add(_op, lambda d, i, _f=_api: _f(d, i, 5), R((6, 2), F32), index(6, 5, lo=-1))
     add(_op, lambda d, i, _f=_api: _f(d, i, 4), R((2, 3, 2), I32), index((2, 3), 4, I64),

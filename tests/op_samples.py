@@ -1064,3 +1064,11 @@ add("zeta", lambda x, q: tf.math.zeta(x, q), R((3, 1), F64, 1.5, 5.0),
 add("zeta", lambda q: tf.math.zeta(3.0, q), R((5,), F32, 0.5, 3.0), **loose(F32))
 add("nextafter", lambda x, y: tf.math.nextafter(x, y), specials((3, 4), F32), R((4,), F32))
 add("nextafter", lambda x, y: tf.math.nextafter(x, y), halves((5,), F64), halves((5,), F64))
+
+# --- tensor_scatter_nd_min/max (distinct rows: ties with the original values via halves) ---
+for _op in ("tensor_scatter_nd_min", "tensor_scatter_nd_max"):
+    _api = getattr(tf, _op)
+    add(_op, lambda t, i, u, _f=_api: _f(t, i, u), halves((4, 3), F32), distinct(3, 4),
+        halves((3, 3), F32))
+    add(_op, lambda t, i, u, _f=_api: _f(t, i, u), R((3, 3), I32), index((4, 2), 3),
+        R((4,), I32), tag="i32-elements")

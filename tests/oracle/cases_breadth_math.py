@@ -173,4 +173,12 @@ CASES = [
          T([0, 0, 1, 1, 1, 3], "int32"), 5, grad=(0,)),
     case("math.unsorted_segment_prod", T([2, 3, 4], "int32"), T([1, -1, 1], "int32"), 2),
     case("math.unsorted_segment_prod", T([2., 3.]), T([0, 2], "int32"), 2, modes=EAGER),
+    # --- tensor_scatter_nd_min/max: duplicates, ties with the original, out-of-range rows
+    case("tensor_scatter_nd_max", T([[1., 5.], [3., 3.], [0., -2.]]), T([[0], [2], [0]], "int32"),
+         T([[4., 5.], [-1., 7.], [2., 0.]]), grad=(0, 2)),
+    case("tensor_scatter_nd_min", T([[1., 5.], [3., 3.], [0., -2.]]), T([[0], [2], [0]], "int64"),
+         T([[4., 5.], [-1., 7.], [2., 0.]]), grad=(0, 2)),
+    case("tensor_scatter_nd_min", T([4, 1, 7], "int32"), T([[2], [2]], "int32"),
+         T([5, 6], "int32")),
+    case("tensor_scatter_nd_max", T([4., 1.]), T([[3]], "int32"), T([5.]), modes=EAGER),
 ]

@@ -27,8 +27,9 @@ from .frontend.state.module import Module
 from .frontend.control.control_flow import case, cond, switch_case, while_loop
 from .frontend.control.tensor_array import TensorArray
 from .frontend.eager.device import device
-from .frontend.control.functional_ops import foldl, foldr, map_fn, scan
-from .frontend.gradients.tape import GradientTape, UnconnectedGradients, custom_gradient
+from .frontend.control.functional_ops import foldl, foldr, map_fn, scan, vectorized_map
+from .frontend.gradients.tape import (GradientTape, UnconnectedGradients, custom_gradient,
+                                     recompute_grad)
 from .passes import register_pass
 
 from . import (autodiff, autograph, bitwise, config, data, debugging, distribute, dtypes,

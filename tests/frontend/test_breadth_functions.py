@@ -1,0 +1,75 @@
+"""tf's function-taking and shape-returning additions that the TF oracle cannot express as
+data: vectorized_map, recompute_grad, control_dependencies, broadcast_static_shape."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import flowjit as tf
+
+X = np.array([[0., 1.], [2., -3.], [4., 0.5]], np.float32)
+
+
+@pytest.mark.parametrize("mode", ["eager", "graph", "xla", "graph-unknown-batch"])
+def test_vectorized_map_stacks_per_slice_results(mode):
+    def body(x):
+        return tf.vectorized_map(lambda r: (tf.reduce_sum(r * r), tf.cast(r, tf.int32)), x)
+    if mode != "eager":
+        sig = [tf.TensorSpec([None, 2])] if mode == "graph-unknown-batch" else None
+        body = tf.function(body, jit_compile=mode == "xla", input_signature=sig)
+    total, ints = body(tf.constant(X))
+    np.testing.assert_allclose(total.numpy(), (X * X).sum(1))
+    assert ints.dtype == tf.int32 and ints.numpy().tolist() == X.astype(np.int32).tolist()
+
+
+def test_vectorized_map_gradient():
+    x = tf.constant(X)
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = tf.reduce_sum(tf.vectorized_map(lambda r: tf.sin(r) * r[0], x))
+    want = np.cos(X) * X[:, :1]
+    want[:, 0] += np.sin(X).sum(1)
+    np.testing.assert_allclose(tape.gradient(y, x).numpy(), want, rtol=1e-6)
+
+
+@pytest.mark.parametrize("jit", [None, False, True])
+def test_recompute_grad_gives_the_functions_values_and_gradients(jit):
+    v = tf.Variable(3.0)
+    g = tf.recompute_grad(lambda a, b: tf.sin(a) * v + b * b)
+
+    def run(a, b):
+        with tf.GradientTape() as tape:
+            tape.watch([a, b])
+            y = tf.reduce_sum(g(a, b))
+        return (y, *tape.gradient(y, [a, v, b]))
+    if jit is not None:
+        run = tf.function(run, jit_compile=jit)
+    y, da, dv, db = run(tf.constant(X), tf.constant([1., -2.]))
+    np.testing.assert_allclose(y.numpy(), 3 * np.sin(X).sum() + 3 * 5., rtol=1e-6)
+    np.testing.assert_allclose(da.numpy(), 3 * np.cos(X), rtol=1e-6)
+    np.testing.assert_allclose(dv.numpy(), np.sin(X).sum(), rtol=1e-6)
+    np.testing.assert_allclose(db.numpy(), [3 * 2., 3 * -4.], rtol=1e-6)
+
+
+def test_control_dependencies_orders_and_checks_its_argument():
+    v = tf.Variable(1.0)
+
+    @tf.function
+    def step(a):
+        with tf.control_dependencies([v.assign_add(1.0)]):
+            return v.read_value() + a
+    assert step(1.0).numpy() == 3.0 and v.numpy() == 2.0
+    with tf.control_dependencies(None):
+        pass
+    with pytest.raises(TypeError):
+        tf.control_dependencies(lambda: None)
+
+
+def test_broadcast_static_shape():
+    assert tf.broadcast_static_shape(tf.TensorShape([2, None, 3]),
+                                     tf.TensorShape([4, 1])).as_list() == [2, 4, 3]
+    assert tf.broadcast_static_shape(tf.TensorShape([1, 5]),
+                                     tf.TensorShape([None, 1])).as_list() == [None, 5]
+    assert tf.broadcast_static_shape(tf.TensorShape(None), tf.TensorShape([2])).rank is None
+    with pytest.raises(ValueError, match="Incompatible shapes for broadcasting"):
+        tf.broadcast_static_shape(tf.TensorShape([2, 3]), tf.TensorShape([4]))

@@ -1072,3 +1072,9 @@ for _op in ("tensor_scatter_nd_min", "tensor_scatter_nd_max"):
         halves((3, 3), F32))
     add(_op, lambda t, i, u, _f=_api: _f(t, i, u), R((3, 3), I32), index((4, 2), 3),
         R((4,), I32), tag="i32-elements")
+
+# --- bitcast: narrower (a new last dim), wider (consumes it), same width --------------------
+add("bitcast", lambda x: tf.bitcast(x, tf.int8), R((2, 3), I32))
+add("bitcast", lambda x: tf.bitcast(x, tf.int32), R((3, 4), I8), tag="i8-wider")
+add("bitcast", lambda x: tf.bitcast(x, tf.int32), R((5,), F32), tag="f32-same")
+add("bitcast", lambda x: tf.bitcast(x, tf.float16), R((2, 0), F64), tag="f64-empty")

@@ -181,4 +181,12 @@ CASES = [
     case("tensor_scatter_nd_min", T([4, 1, 7], "int32"), T([[2], [2]], "int32"),
          T([5, 6], "int32")),
     case("tensor_scatter_nd_max", T([4., 1.]), T([[3]], "int32"), T([5.]), modes=EAGER),
+    # --- bitcast
+    case("bitcast", T([1, -2, 65536], "int32"), "int8"),
+    case("bitcast", T([[1, 2], [3, 255]], "uint8"), "uint16"),
+    case("bitcast", T([1., -2., "nan", "-0.0"]), "uint32"),
+    case("bitcast", T([[0, 0, 128, 63]], "int8"), "float32"),
+    case("bitcast", T([1.5, -0.25], "float64"), "uint64"),
+    case("bitcast", T([1, 2, 3], "uint8"), "uint16", modes=EAGER),
+    case("bitcast", T([True], "bool"), "int8", modes=EAGER),
 ]

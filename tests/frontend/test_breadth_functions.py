@@ -73,3 +73,24 @@ def test_broadcast_static_shape():
     assert tf.broadcast_static_shape(tf.TensorShape(None), tf.TensorShape([2])).rank is None
     with pytest.raises(ValueError, match="Incompatible shapes for broadcasting"):
         tf.broadcast_static_shape(tf.TensorShape([2, 3]), tf.TensorShape([4]))
+
+
+def test_initializers():
+    assert tf.zeros_initializer()([2, 3]).numpy().tolist() == [[0.] * 3] * 2
+    ones = tf.ones_initializer()([2], tf.int32)
+    assert ones.dtype == tf.int32 and ones.numpy().tolist() == [1, 1]
+    assert tf.constant_initializer(7)([2, 2], tf.int64).numpy().tolist() == [[7, 7], [7, 7]]
+    assert tf.constant_initializer([1, 2, 3, 4])([2, 2]).numpy().tolist() == [[1., 2.], [3., 4.]]
+    with pytest.raises(TypeError):
+        tf.constant_initializer([1, 2, 3])([2, 2])
+    normal = tf.random_normal_initializer(mean=5.0, stddev=0.01, seed=1)([1000])
+    assert abs(float(tf.reduce_mean(normal)) - 5.0) < 0.01
+    uniform = tf.random_uniform_initializer(-1.0, 1.0)([1000], tf.float64)
+    assert uniform.dtype == tf.float64 and -1 <= float(tf.reduce_min(uniform)) < -0.9
+    config = tf.random_uniform_initializer(0.0, 2.0, seed=3).get_config()
+    again = tf.random_uniform_initializer.from_config(config)
+    assert (again.minval, again.maxval, again.seed) == (0.0, 2.0, 3)
+    with pytest.raises(ValueError):
+        tf.random_normal_initializer()([2], tf.int32)
+    v = tf.Variable(tf.ones_initializer()([3]))
+    assert v.numpy().tolist() == [1., 1., 1.]

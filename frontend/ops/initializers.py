@@ -70,7 +70,7 @@ class constant_initializer(_Initializer):  # noqa: N801
             return A.fill(shape, convert_to_tensor(value.item(), dtype=dt))
         if value.size != int(np.prod(shape)):
             raise TypeError(f"Eager execution of tf.constant with unsupported shape. Tensor "
-                            f"{value.tolist()} (converted from {self.value}) has {value.size} "
+                            f"{value} (converted from {self.value}) has {value.size} "
                             f"elements, but got `shape` {tuple(shape)} with "
                             f"{int(np.prod(shape))} elements).")
         return A.reshape(convert_to_tensor(value.astype(dt.np)), shape)

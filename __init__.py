@@ -28,6 +28,7 @@ from .frontend.control.control_flow import case, cond, switch_case, while_loop
 from .frontend.control.tensor_array import TensorArray
 from .frontend.eager.device import device
 from .frontend.control.functional_ops import foldl, foldr, map_fn, scan, vectorized_map
+from .frontend.gradients.graph_gradients import gradients, hessians
 from .frontend.gradients.tape import (GradientTape, UnconnectedGradients, custom_gradient,
                                      recompute_grad)
 from .passes import register_pass

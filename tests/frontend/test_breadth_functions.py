@@ -94,3 +94,32 @@ def test_initializers():
         tf.random_normal_initializer()([2], tf.int32)
     v = tf.Variable(tf.ones_initializer()([3]))
     assert v.numpy().tolist() == [1., 1., 1.]
+
+
+@pytest.mark.parametrize("jit", [False, True])
+def test_gradients_and_hessians_in_a_function(jit):
+    @tf.function(jit_compile=jit)
+    def f(x, y):
+        s = tf.sin(x)
+        z = tf.reduce_sum(s * y + tf.reshape(x, [tf.shape(x)[0], -1])[:, 0])
+        w = tf.stop_gradient(x) * 3.0
+        dx, dy, dw = tf.gradients(z, [x, y, w])
+        (weighted,) = tf.gradients([z, tf.reduce_sum(x * x)], x, grad_ys=[2.0, 1.0])
+        (cut,) = tf.gradients(z, x, stop_gradients=[s])
+        (hess,) = tf.hessians(tf.reduce_sum(x ** 3 * y), x)
+        (zero,) = tf.gradients(tf.reduce_sum(y), x, unconnected_gradients="zero")
+        return dx, dy, dw, weighted, cut, hess, zero
+    x, y = np.array([1., 2.], np.float32), np.array([3., -1.], np.float32)
+    dx, dy, dw, weighted, cut, hess, zero = f(tf.constant(x), tf.constant(y))
+    np.testing.assert_allclose(dx.numpy(), np.cos(x) * y + 1, rtol=1e-6)
+    np.testing.assert_allclose(dy.numpy(), np.sin(x), rtol=1e-6)
+    assert dw is None
+    np.testing.assert_allclose(weighted.numpy(), 2 * (np.cos(x) * y + 1) + 2 * x, rtol=1e-6)
+    np.testing.assert_allclose(cut.numpy(), [1., 1.])
+    np.testing.assert_allclose(hess.numpy(), np.diag(6 * x * y), rtol=1e-6)
+    assert zero.numpy().tolist() == [0., 0.]
+
+
+def test_gradients_refuses_eager_execution():
+    with pytest.raises(RuntimeError, match="Use tf.GradientTape instead"):
+        tf.gradients(tf.constant(1.0), tf.constant(2.0))

@@ -7,8 +7,10 @@ from ...ir.families import load_families
 # *_no_nan, xlogy, ...), program (tf.executing_eagerly, tf.group, ...); axes: the
 # axis-attribute helper the families share.
 COMPOSITES = ("image", "image_geometry", "image_color", "matrix", "nn_composites", "safe_math",
-              "program", "array_composites", "math_composites", "initializers")
+              "program", "array_composites", "math_composites", "initializers",
+              "debug_settings")
 FAMILIES = load_families(__name__, __path__, not_families=COMPOSITES + ("axes",))
 from . import (image, image_color, image_geometry, matrix, nn_composites,  # noqa: E402,F401
                program, safe_math)
-from . import array_composites, initializers, math_composites  # noqa: E402,F401
+from . import (array_composites, debug_settings, initializers,  # noqa: E402,F401
+               math_composites)

@@ -123,3 +123,30 @@ def test_gradients_and_hessians_in_a_function(jit):
 def test_gradients_refuses_eager_execution():
     with pytest.raises(RuntimeError, match="Use tf.GradientTape instead"):
         tf.gradients(tf.constant(1.0), tf.constant(2.0))
+
+
+def test_debugging_settings_and_checks():
+    assert tf.debugging.is_traceback_filtering_enabled()
+    tf.debugging.disable_traceback_filtering()
+    assert not tf.debugging.is_traceback_filtering_enabled()
+    tf.debugging.enable_traceback_filtering()
+    tf.debugging.set_log_device_placement(True)
+    assert tf.debugging.get_log_device_placement()
+    tf.debugging.set_log_device_placement(False)
+    tf.debugging.enable_check_numerics()
+    tf.debugging.disable_check_numerics()
+    a, b = tf.constant([1.0]), tf.constant([2.0])
+    assert tf.debugging.assert_same_float_dtype([a, b]) == tf.float32
+    assert tf.debugging.assert_same_float_dtype() == tf.float32
+    with pytest.raises(ValueError):
+        tf.debugging.assert_same_float_dtype([a, tf.constant([1.0], tf.float64)])
+    with pytest.raises(ValueError):
+        tf.debugging.assert_same_float_dtype([tf.constant([1])])
+    tf.debugging.assert_proper_iterable([1, 2])
+    for bad in ("ab", a, 3):
+        with pytest.raises(TypeError):
+            tf.debugging.assert_proper_iterable(bad)
+    assert tf.get_logger().name == "tensorflow"
+    assert tf.get_current_name_scope() == ""
+    with tf.name_scope("outer"), tf.name_scope("inner"):
+        assert tf.get_current_name_scope() == "outer/inner"

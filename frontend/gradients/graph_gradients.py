@@ -92,8 +92,7 @@ def gradients(ys, xs, grad_ys=None, name="gradients", gate_gradients=False,
     return out
 
 
-def hessians(ys, xs, name="hessians", colocate_gradients_with_ops=False,
-             gate_gradients=False, aggregation_method=None):
+def hessians(ys, xs, gate_gradients=False, aggregation_method=None, name="hessians"):
     """The Hessian of sum(ys) with respect to each x: shape x.shape + x.shape (each x's
     shape must be known while tracing)."""
     xs = [dispatch.convert_to_tensor(x) for x in nest.flatten(xs)]

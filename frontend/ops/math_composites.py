@@ -165,3 +165,39 @@ def confusion_matrix(labels, predictions, num_classes=None, weights=None, dtype=
         M.cast(convert_to_tensor(weights), dtype)
     index = A.stack([labels, predictions], axis=1)
     return A.scatter_nd(index, values, [num_classes, num_classes])
+
+
+def _approx_k(operand, k, reduction_dimension, largest):
+    """top_k along `reduction_dimension` (exact: TF's approximate search returns the exact
+    answer on CPU, and the exact one always meets its recall target)."""
+    from .linalg import top_k
+    x = convert_to_tensor(operand)
+    if x.dtype not in (D.float16, D.bfloat16, D.float32):
+        raise errors.InvalidArgumentError(
+            None, "ApproxTopK", f"Value for attr 'T' of {x.dtype.name} is not in the list of "
+                                f"allowed values: half, bfloat16, float")
+    rank = x.shape.rank
+    axis = reduction_dimension % rank
+    perm = [d for d in range(rank) if d != axis] + [axis]
+    moved = A.transpose(x, perm) if axis != rank - 1 else x
+    values, indices = top_k(moved if largest else M.negative(moved), k)
+    if not largest:
+        values = M.negative(values)
+    if axis != rank - 1:
+        back = list(np.argsort(perm))
+        values, indices = A.transpose(values, back), A.transpose(indices, back)
+    return values, indices
+
+
+@tf_export("math.approx_max_k")
+def approx_max_k(operand, k, reduction_dimension=-1, recall_target=0.95,
+                 reduction_input_size_override=-1, aggregate_to_topk=True, name=None):
+    """The k largest values along `reduction_dimension` and their indices."""
+    return _approx_k(operand, k, reduction_dimension, True)
+
+
+@tf_export("math.approx_min_k")
+def approx_min_k(operand, k, reduction_dimension=-1, recall_target=0.95,
+                 reduction_input_size_override=-1, aggregate_to_topk=True, name=None):
+    """The k smallest values along `reduction_dimension` and their indices."""
+    return _approx_k(operand, k, reduction_dimension, False)

@@ -111,3 +111,13 @@ def control_dependencies(control_inputs):
         raise TypeError(f"Control input must be an Operation, a Tensor, or IndexedSlices: "
                         f"{control_inputs!r}") from None
     return _ControlDependencies(inputs)
+
+
+@tf_export("tuple")
+def tuple(tensors, control_inputs=None, name=None):  # noqa: A001  (TF's name)
+    """The tensors (Nones kept), available once all of them are: flowjit's values are, so
+    each is passed through identity."""
+    from .array import identity
+    if control_inputs is not None and not isinstance(control_inputs, (list, type(()))):
+        raise TypeError("control_inputs must be a list or tuple of ops or tensors")
+    return [None if t is None else identity(t) for t in tensors]

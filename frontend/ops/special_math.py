@@ -18,14 +18,13 @@ def _unary(opname, doc):
     return runs(opname)(fn)
 
 
-def _binary(opname, doc):
-    def fn(x, y, name=None):
-        return apply(opname, convert_pair(x, y))
-    fn.__name__, fn.__doc__ = opname, doc
-    return runs(opname)(fn)
+@tf_export("math.softsign")
+@runs("softsign")
+def softsign(features, name=None):
+    """features / (1 + |features|) elementwise."""
+    return apply("softsign", (convert_to_tensor(features),))
 
 
-softsign = tf_export("math.softsign")(_unary("softsign", "x / (1 + |x|) elementwise."))
 erfinv = tf_export("math.erfinv")(_unary("erfinv", "The inverse of erf on (-1, 1)."))
 ndtri = tf_export("math.ndtri")(
     _unary("ndtri", "The inverse of the standard normal CDF on (0, 1)."))
@@ -40,8 +39,13 @@ bessel_i1 = tf_export("math.bessel_i1")(
     _unary("bessel_i1", "The modified Bessel function of order 1."))
 bessel_i1e = tf_export("math.bessel_i1e")(
     _unary("bessel_i1e", "exp(-|x|) I1(x), the exponentially scaled I1."))
-nextafter = tf_export("math.nextafter")(
-    _binary("nextafter", "The next representable value after x1 towards x2."))
+
+
+@tf_export("math.nextafter")
+@runs("nextafter")
+def nextafter(x1, x2, name=None):
+    """The next representable value after x1 towards x2."""
+    return apply("nextafter", convert_pair(x1, x2))
 
 
 @tf_export("math.polygamma")

@@ -189,4 +189,9 @@ CASES = [
     case("bitcast", T([1.5, -0.25], "float64"), "uint64"),
     case("bitcast", T([1, 2, 3], "uint8"), "uint16", modes=EAGER),
     case("bitcast", T([True], "bool"), "int8", modes=EAGER),
+    # --- approximate top-k (exact on CPU), along any axis, with ties
+    case("math.approx_max_k", T([[1., 5., 3., 5.], [0., -1., 2., 2.]]), 2, grad=(0,)),
+    # (TF's CPU runs only max_k along the last axis: README)
+    case("math.approx_min_k", T([[4, 2], [1, 3]], "int32"), 1, reduction_dimension=-2),
+    case("tuple", [T([1., 2.]), T([3], "int32")]),
 ]

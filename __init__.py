@@ -30,7 +30,7 @@ from .frontend.eager.device import device
 from .frontend.control.functional_ops import foldl, foldr, map_fn, scan, vectorized_map
 from .frontend.gradients.graph_gradients import gradients, hessians
 from .frontend.gradients.tape import (GradientTape, UnconnectedGradients, custom_gradient,
-                                     recompute_grad)
+                                     grad_pass_through, recompute_grad)
 from .passes import register_pass
 
 from . import (autodiff, autograph, bitwise, config, data, debugging, distribute, dtypes,

@@ -591,6 +591,23 @@ def recompute_grad(f):
     return inner
 
 
+def grad_pass_through(f):
+    """`f` whose gradient is the identity: each input receives the upstream gradient of the
+    output as it is (for a non-differentiable `f`, e.g. an assignment, used as a straight-
+    through estimator)."""
+    @functools.wraps(f)
+    def inner(*args, **kwargs):
+        @custom_gradient
+        def passed(*tensors):
+            def grad_fn(*upstream, variables=None):
+                if variables:
+                    return list(upstream), [None] * len(variables)
+                return list(upstream)
+            return f(*tensors, **kwargs), grad_fn
+        return passed(*args)
+    return inner
+
+
 def _accepts_variables(fn) -> bool:
     try:
         params = inspect.signature(fn).parameters.values()

@@ -150,3 +150,12 @@ def test_debugging_settings_and_checks():
     assert tf.get_current_name_scope() == ""
     with tf.name_scope("outer"), tf.name_scope("inner"):
         assert tf.get_current_name_scope() == "outer/inner"
+
+
+def test_grad_pass_through_sends_the_upstream_gradient_to_the_input():
+    x = tf.constant([0.4, 1.6, -2.2])
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = tf.reduce_sum(tf.grad_pass_through(tf.round)(x) * [1.0, 2.0, 3.0])
+    assert y.numpy() == 0.0 + 4.0 - 6.0
+    assert tape.gradient(y, x).numpy().tolist() == [1.0, 2.0, 3.0]

@@ -57,12 +57,11 @@ NOT_YET = {
         TypeSpec VariableAggregation VariableSynchronization approx_top_k batch_to_space
         check_pinned conv conv2d_backprop_filter_v2 conv2d_backprop_input_v2
         dynamic_partition dynamic_stitch edit_distance eig eigvals
-        extract_volume_patches fftnd fingerprint grad_pass_through ifftnd irfftnd
-        matrix_square_root no_gradient ragged_fill_empty_rows
-        ragged_fill_empty_rows_grad random_index_shuffle
-        register_tensor_conversion_function required_space_to_batch_paddings rfftnd
-        space_to_batch space_to_batch_nd timestamp type_spec_from_value
-        variable_creator_scope
+        extract_volume_patches fftnd fingerprint ifftnd irfftnd matrix_square_root
+        no_gradient ragged_fill_empty_rows ragged_fill_empty_rows_grad
+        random_index_shuffle register_tensor_conversion_function
+        required_space_to_batch_paddings rfftnd space_to_batch space_to_batch_nd
+        timestamp type_spec_from_value variable_creator_scope
 """.split(),
     "math": """
         betainc cumulative_logsumexp igamma igammac multiply_no_nan sobol_sample

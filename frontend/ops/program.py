@@ -114,10 +114,10 @@ def control_dependencies(control_inputs):
 
 
 @tf_export("tuple")
-def tuple(tensors, control_inputs=None, name=None):  # noqa: A001  (TF's name)
-    """The tensors (Nones kept), available once all of them are: flowjit's values are, so
-    each is passed through identity."""
+def tensor_tuple(tensors, control_inputs=None, name=None):
+    """tf.tuple: the tensors (Nones kept), available once all of them are: flowjit's values
+    are, so each is passed through identity."""
     from .array import identity
-    if control_inputs is not None and not isinstance(control_inputs, (list, type(()))):
+    if control_inputs is not None and not isinstance(control_inputs, (list, tuple)):
         raise TypeError("control_inputs must be a list or tuple of ops or tensors")
     return [None if t is None else identity(t) for t in tensors]

@@ -15,7 +15,7 @@ __path__.append(_os.path.join(_os.path.dirname(__file__), "api"))
 
 from .ir.dtypes import (DType, as_dtype, bfloat16, bool_ as bool, double, float16,
                         float32, float64, half, int8, int16, int32, int64, string, uint8,
-                        complex64, complex128)
+                        complex64, complex128, uint16, uint32, uint64)
 from .ir.shapes import TensorShape
 from .frontend.eager.tensor import Tensor
 from .frontend.eager.dispatch import convert_to_tensor
@@ -27,8 +27,10 @@ from .frontend.state.module import Module
 from .frontend.control.control_flow import case, cond, switch_case, while_loop
 from .frontend.control.tensor_array import TensorArray
 from .frontend.eager.device import device
-from .frontend.control.functional_ops import foldl, foldr, map_fn, scan
-from .frontend.gradients.tape import GradientTape, UnconnectedGradients, custom_gradient
+from .frontend.control.functional_ops import foldl, foldr, map_fn, scan, vectorized_map
+from .frontend.gradients.graph_gradients import gradients, hessians
+from .frontend.gradients.tape import (GradientTape, UnconnectedGradients, custom_gradient,
+                                     grad_pass_through, recompute_grad)
 from .extend import register_pass
 
 from . import (autodiff, autograph, bitwise, config, data, debugging, distribute, dtypes,

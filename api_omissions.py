@@ -53,29 +53,17 @@ NOT_YET = {
     "": """
         AggregationMethod CriticalSection DeviceSpec Graph NoneTensorSpec Operation
         OptionalSpec RegisterGradient TensorArraySpec TypeSpec VariableAggregation
-        VariableSynchronization approx_top_k batch_to_space broadcast_dynamic_shape
-        broadcast_static_shape check_pinned constant_initializer control_dependencies
-        conv conv2d_backprop_filter_v2 conv2d_backprop_input_v2 dynamic_partition
+        VariableSynchronization approx_top_k batch_to_space check_pinned conv
+        conv2d_backprop_filter_v2 conv2d_backprop_input_v2 dynamic_partition
         dynamic_stitch edit_distance eig eigvals extract_volume_patches fftnd
-        fingerprint get_current_name_scope get_logger grad_pass_through gradients
-        hessians histogram_fixed_width_bins ifftnd irfftnd matrix_square_root meshgrid
-        no_gradient ones_initializer parallel_stack ragged_fill_empty_rows
-        ragged_fill_empty_rows_grad random_index_shuffle random_normal_initializer
-        random_uniform_initializer recompute_grad register_tensor_conversion_function
-        repeat required_space_to_batch_paddings reverse_sequence rfftnd roll scalar_mul
-        sequence_mask shape_n space_to_batch space_to_batch_nd tan tensor_scatter_nd_max
-        tensor_scatter_nd_min tensor_scatter_nd_sub timestamp tuple type_spec_from_value
-        uint16 uint32 uint64 unravel_index variable_creator_scope vectorized_map
-        zeros_initializer
+        fingerprint ifftnd irfftnd matrix_square_root no_gradient ragged_fill_empty_rows
+        ragged_fill_empty_rows_grad random_index_shuffle
+        register_tensor_conversion_function required_space_to_batch_paddings rfftnd
+        space_to_batch space_to_batch_nd timestamp type_spec_from_value
+        variable_creator_scope
 """.split(),
     "math": """
-        accumulate_n angle approx_max_k approx_min_k bessel_i0 bessel_i0e bessel_i1
-        bessel_i1e betainc confusion_matrix cumulative_logsumexp digamma erfcinv erfinv
-        igamma igammac in_top_k invert_permutation is_non_decreasing
-        is_strictly_increasing lbeta lgamma multiply_no_nan ndtri nextafter polygamma
-        polyval segment_min segment_prod sobol_sample softsign unsorted_segment_mean
-        unsorted_segment_min unsorted_segment_prod unsorted_segment_sqrt_n zero_fraction
-        zeta
+        betainc cumulative_logsumexp igamma igammac multiply_no_nan sobol_sample
 """.split(),
     "nn": """
         all_candidate_sampler approx_max_k approx_min_k collapse_repeated
@@ -107,14 +95,6 @@ NOT_YET = {
 """.split(),
     "strings": """
         unicode_decode_with_offsets unicode_script unicode_split_with_offsets
-""".split(),
-    "debugging": """
-        assert_proper_iterable assert_same_float_dtype disable_check_numerics
-        disable_traceback_filtering enable_check_numerics enable_traceback_filtering
-        get_log_device_placement is_traceback_filtering_enabled set_log_device_placement
-""".split(),
-    "dtypes": """
-        complex saturate_cast uint16 uint32 uint64
 """.split(),
 }
 # END NOT_YET

@@ -74,7 +74,9 @@ _ELEM = {
     D.float16: Float16Type(), D.bfloat16: BFloat16Type(), D.float32: Float32Type(),
     D.float64: Float64Type(), D.int8: IntegerType(8), D.int16: IntegerType(16),
     D.int32: IntegerType(32), D.int64: IntegerType(64),
-    D.uint8: IntegerType(8, Signedness.UNSIGNED), D.bool_: IntegerType(1),
+    D.uint8: IntegerType(8, Signedness.UNSIGNED), D.uint16: IntegerType(16, Signedness.UNSIGNED),
+    D.uint32: IntegerType(32, Signedness.UNSIGNED), D.uint64: IntegerType(64, Signedness.UNSIGNED),
+    D.bool_: IntegerType(1),
     D.string: StringType(), D.complex64: ComplexType(Float32Type()),
     D.complex128: ComplexType(Float64Type()),
 }

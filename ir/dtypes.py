@@ -140,6 +140,9 @@ int16 = DType("int16", np.int16, "i", "i16")
 int32 = DType("int32", np.int32, "i", "i32")
 int64 = DType("int64", np.int64, "i", "i64")
 uint8 = DType("uint8", np.uint8, "u", "ui8")
+uint16 = DType("uint16", np.uint16, "u", "ui16")
+uint32 = DType("uint32", np.uint32, "u", "ui32")
+uint64 = DType("uint64", np.uint64, "u", "ui64")
 bool_ = DType("bool", np.bool_, "b", "i1")
 half = float16
 double = float64
@@ -159,9 +162,10 @@ string = DType("string", np.object_, "s", "!df.string")
 # Not an element type of values: the type of a variable handle in graphs (`!df.resource`).
 resource = DType("resource", np.object_, "r", "!df.resource")
 
-ALL = (float16, bfloat16, float32, float64, int8, int16, int32, int64, uint8, bool_)
+ALL = (float16, bfloat16, float32, float64, int8, int16, int32, int64, uint8, uint16, uint32,
+       uint64, bool_)
 FLOATS = (float16, bfloat16, float32, float64)
-INTS = (int8, int16, int32, int64, uint8)
+INTS = (int8, int16, int32, int64, uint8, uint16, uint32, uint64)
 NUMERIC = FLOATS + INTS
 
 _BY_NAME = {d.name: d for d in ALL + COMPLEX + (string,)}

@@ -314,9 +314,10 @@ add("bitwise_xor", tf.bitwise.bitwise_xor, R((3,), I64, -10**6, 10**6), R((2, 3)
 add("invert", tf.bitwise.invert, R((5,), I16, -300, 300))
 # tf.bitcast: NaN/inf and -0.0 keep their bits; to a narrower type (a last axis appears) and
 # to a wider one (the last axis is consumed)
-add("bitcast", lambda x: tf.bitcast(x, tf.int32), specials((3, 4), F32))
-add("bitcast", lambda x: tf.bitcast(x, tf.uint8), specials((2, 3), F32))
-add("bitcast", lambda x: tf.bitcast(x, tf.float64), R((3, 2), I32, -10**6, 10**6))
+add("bitcast", lambda x: tf.bitcast(x, tf.int32), specials((3, 4), F32), tag="specials")
+add("bitcast", lambda x: tf.bitcast(x, tf.uint8), specials((2, 3), F32), tag="to-u8")
+add("bitcast", lambda x: tf.bitcast(x, tf.float64), R((3, 2), I32, -10**6, 10**6),
+    tag="i32-to-f64")
 add("invert", tf.bitwise.invert, R((2, 3), U8, 0, 255), tag="unsigned")
 add("left_shift", tf.bitwise.left_shift, R((4,), I32, -50, 50), R((4,), I32, 0, 20))
 add("right_shift", tf.bitwise.right_shift, R((2, 4), I32, -5000, 5000), R((4,), I32, 0, 12))
@@ -812,11 +813,12 @@ def sorted_ids(n, segments, dtype=I32):
     return Arg(gen, dtype)
 
 
-for _op in ("segment_sum", "segment_mean", "segment_max"):
+for _op in ("segment_sum", "segment_mean", "segment_max", "segment_min", "segment_prod"):
     _api = getattr(tf.math, _op)
     add(_op, _api, R((6, 3), F32), sorted_ids(6, 4), xla="unimplemented")
     add(_op, _api, R((5,), F64), sorted_ids(5, 3, I64), tag="f64-i64", xla="unimplemented")
-for _op in ("unsorted_segment_sum", "unsorted_segment_max"):
+for _op in ("unsorted_segment_sum", "unsorted_segment_max", "unsorted_segment_min",
+            "unsorted_segment_prod"):
     _api = getattr(tf.math, _op)
     add(_op, lambda d, i, _f=_api: _f(d, i, 5), R((6, 2), F32), index(6, 5, lo=-1))
     add(_op, lambda d, i, _f=_api: _f(d, i, 4), R((2, 3, 2), I32), index((2, 3), 4, I64),
@@ -1075,3 +1077,44 @@ add("irfft", lambda z: tf.signal.irfft(z, [5]), cplx((3, 6), C128), tag="cropped
 add("irfft", lambda z: tf.signal.irfft2d(z, [4, 10]), cplx((3, 4), C128), tag="2d-padded")
 add("irfft", lambda z: tf.signal.irfft3d(z, [2, 3, 4]), cplx((2, 3, 3), C64), tag="3d",
     rtol=1e-5, atol=1e-5)
+
+
+# --- special functions (tf.math's Bessel, gamma-family, erfinv, ndtri, nextafter, softsign) --
+_SPECIAL = {
+    "softsign": (tf.math.softsign, [(F32, "big"), (F16, "wide")]),
+    "erfinv": (tf.math.erfinv, [(F32, "unit"), (F64, "unit")]),
+    "ndtri": (tf.math.ndtri, [(F32, "prob"), (F64, "prob")]),
+    "lgamma": (tf.math.lgamma, [(F32, "wide"), (F64, "pos")]),
+    "digamma": (tf.math.digamma, [(F32, "pos"), (F64, "wide")]),
+    "bessel_i0": (tf.math.bessel_i0, [(F32, "big"), (F64, "wide")]),
+    "bessel_i0e": (tf.math.bessel_i0e, [(F32, "big"), (F64, "wide"), (F16, "wide")]),
+    "bessel_i1": (tf.math.bessel_i1, [(F64, "big"), (F32, "wide")]),
+    "bessel_i1e": (tf.math.bessel_i1e, [(F32, "big"), (F64, "wide")]),
+}
+_GEN["prob"] = lambda s, d: R(s, d, 0.02, 0.98)
+for _op, (_api, _cases) in _SPECIAL.items():
+    for _i, (_dt, _kind) in enumerate(_cases):
+        add(_op, lambda x, _f=_api: _f(x), _GEN[_kind](((3, 4), (5,), ())[_i % 3], _dt),
+            **loose(_dt))
+add("polygamma", lambda n, x: tf.math.polygamma(n, x), const([[0.], [1.], [3.]], F64),
+    R((4,), F64, 0.2, 4.0), **loose(F64))
+add("polygamma", lambda x: tf.math.polygamma(2.0, x), R((5,), F32, 0.5, 3.0), **loose(F32))
+add("zeta", lambda x, q: tf.math.zeta(x, q), R((3, 1), F64, 1.5, 5.0),
+    R((4,), F64, 0.5, 3.0), **loose(F64))
+add("zeta", lambda q: tf.math.zeta(3.0, q), R((5,), F32, 0.5, 3.0), **loose(F32))
+add("nextafter", lambda x, y: tf.math.nextafter(x, y), specials((3, 4), F32), R((4,), F32))
+add("nextafter", lambda x, y: tf.math.nextafter(x, y), halves((5,), F64), halves((5,), F64))
+
+# --- tensor_scatter_nd_min/max (distinct rows: ties with the original values via halves) ---
+for _op in ("tensor_scatter_nd_min", "tensor_scatter_nd_max"):
+    _api = getattr(tf, _op)
+    add(_op, lambda t, i, u, _f=_api: _f(t, i, u), halves((4, 3), F32), distinct(3, 4),
+        halves((3, 3), F32))
+    add(_op, lambda t, i, u, _f=_api: _f(t, i, u), R((3, 3), I32), index((4, 2), 3),
+        R((4,), I32), tag="i32-elements")
+
+# --- bitcast: narrower (a new last dim), wider (consumes it), same width --------------------
+add("bitcast", lambda x: tf.bitcast(x, tf.int8), R((2, 3), I32))
+add("bitcast", lambda x: tf.bitcast(x, tf.int32), R((3, 4), I8), tag="i8-wider")
+add("bitcast", lambda x: tf.bitcast(x, tf.int32), R((5,), F32), tag="f32-same")
+add("bitcast", lambda x: tf.bitcast(x, tf.float16), R((2, 0), F64), tag="f64-empty")

@@ -152,3 +152,24 @@ def foldr(fn, elems, initializer=None, parallel_iterations=10, back_prop=True,
           swap_memory=False, name=None):
     """`a = fn(a, x)` over the slices of `elems` from the last; the final `a`."""
     return _fold(fn, elems, initializer, True, "foldr")
+
+
+def vectorized_map(fn, elems, fallback_to_while_loop=True, warn=True):
+    """`fn` applied to each slice of `elems` along the first dimension, results stacked (TF
+    vectorizes `fn` with pfor; flowjit runs it per slice: unrolled when the number of slices
+    is known while tracing, else as map_fn, whose output signature one call of `fn` on the
+    first slice tells)."""
+    flat, n = _elems(elems, "vectorized_map")
+    array, _ = _ops()
+    known = n if isinstance(n, int) else None
+    if known is not None:
+        if known == 0:
+            raise ValueError("vectorized_map: elems must have a nonzero first dimension to "
+                             "infer the output structure, got 0")
+        rows = [fn(nest.pack_sequence_as(elems, [t[i] for t in flat])) for i in range(known)]
+        leaves = [nest.flatten(r) for r in rows]
+        stacked = [array.stack([leaf[j] for leaf in leaves]) for j in range(len(leaves[0]))]
+        return nest.pack_sequence_as(rows[0], stacked)
+    first = fn(nest.pack_sequence_as(elems, [t[0] for t in flat]))
+    signature = nest.map_structure(lambda t: TensorSpec(t.shape, t.dtype), first)
+    return map_fn(fn, elems, fn_output_signature=signature)

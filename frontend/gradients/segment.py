@@ -1,9 +1,12 @@
 """Gradients of the segment reductions (TF's math_grad rules): a sum sends each segment's
-gradient back to its rows, a mean divides it by the segment's size first, and a max sends it
-to the rows that equal the maximum, split evenly among ties. Rows with a negative id (dropped
-by the unsorted ops) get zero."""
+gradient back to its rows, a mean divides it by the segment's size first, a max (min) sends
+it to the rows that equal the extreme, split evenly among ties, and a prod multiplies it by
+the product of the segment's other rows (computed without dividing by a zero row: with one
+zero in the segment only that row gets a gradient, with two none). Rows with a negative id
+(dropped by the unsorted ops) get zero."""
 from __future__ import annotations
 
+from ...ir import dtypes as D
 from ..ops import array as A
 from ..ops import math as M
 from ..ops import segment as S
@@ -44,7 +47,7 @@ def _mean_grad(op, g):
     return [A.gather(M.truediv(g, sizes), ids), None]
 
 
-@gradient("segment_max", "unsorted_segment_max")
+@gradient("segment_max", "unsorted_segment_max", "segment_min", "unsorted_segment_min")
 def _max_grad(op, g):
     data, ids = op.inputs
     chosen = M.logical_and(M.equal(data, _gather_rows(op.outputs[0], ids, data)),
@@ -52,3 +55,24 @@ def _max_grad(op, g):
     ties = _segment_sum_like(op, M.cast(chosen, g.dtype), ids)
     share = _gather_rows(M.truediv(g, ties), ids, data)
     return [M.where(chosen, share, A.zeros_like(share)), None]
+
+
+def _segment_prod_like(op, values, ids):
+    """The op's own product (sorted or unsorted) applied to `values`."""
+    if op.opdef.name.startswith("unsorted"):
+        return S.unsorted_segment_prod(values, ids, attr(op, "num_segments"))
+    return S.segment_prod(values, ids)
+
+
+@gradient("segment_prod", "unsorted_segment_prod")
+def _prod_grad(op, g):
+    data, ids = op.inputs
+    zero = M.equal(data, A.zeros_like(data))
+    zeros_in_segment = _segment_sum_like(op, M.cast(zero, D.int32), ids)
+    # the product of the segment's nonzero rows, and the rows' gradient without their own
+    nonzero_prod = _segment_prod_like(op, M.where(zero, A.ones_like(data), data), ids)
+    safe_data = M.where(zero, A.ones_like(data), data)
+    others = M.where(zero, _gather_rows(nonzero_prod, ids, data),
+                     M.truediv(_gather_rows(op.outputs[0], ids, data), safe_data))
+    g = M.where(M.greater(zeros_in_segment, 1), A.zeros_like(g), g)
+    return [M.multiply(_gather_rows(g, ids, data), others), None]

@@ -601,6 +601,47 @@ def custom_gradient(f=None):
     return wrapped
 
 
+def recompute_grad(f):
+    """`f` whose gradient recomputes `f`'s forward pass instead of keeping its intermediate
+    values (TF trades memory for compute so; the values and gradients are `f`'s own)."""
+    @functools.wraps(f)
+    def inner(*args, **kwargs):
+        @custom_gradient
+        def forward(*tensors):
+            result = f(*tensors, **kwargs)
+
+            def grad_fn(*upstream, variables=None):
+                with GradientTape(watch_accessed_variables=True) as tape:
+                    tape.watch([t for t in tensors if isinstance(t, Tensor)])
+                    again = f(*tensors, **kwargs)
+                sources = list(tensors) + list(variables or [])
+                grads = tape.gradient(nest.flatten(again), sources,
+                                      output_gradients=list(upstream))
+                if variables:
+                    return grads[:len(tensors)], grads[len(tensors):]
+                return grads
+            return result, grad_fn
+        return forward(*[dispatch.convert_to_tensor(a) for a in args])
+    return inner
+
+
+def grad_pass_through(f):
+    """`f` whose gradient is the identity: each input receives the upstream gradient of the
+    output as it is (for a non-differentiable `f`, e.g. an assignment, used as a straight-
+    through estimator)."""
+    @functools.wraps(f)
+    def inner(*args, **kwargs):
+        @custom_gradient
+        def passed(*tensors):
+            def grad_fn(*upstream, variables=None):
+                if variables:
+                    return list(upstream), [None] * len(variables)
+                return list(upstream)
+            return f(*tensors, **kwargs), grad_fn
+        return passed(*args)
+    return inner
+
+
 def _accepts_variables(fn) -> bool:
     try:
         params = inspect.signature(fn).parameters.values()

@@ -37,7 +37,7 @@ log = tf_export("math.log")(_unary("log", "Natural logarithm elementwise."))
 log1p = tf_export("math.log1p")(_unary("log1p", "log(1 + x) elementwise, exact near 0."))
 sin = tf_export("math.sin", "sin")(_unary("sin", "Sine elementwise."))
 cos = tf_export("math.cos", "cos")(_unary("cos", "Cosine elementwise."))
-tan = tf_export("math.tan")(_unary("tan", "Tangent elementwise."))
+tan = tf_export("math.tan", "tan")(_unary("tan", "Tangent elementwise."))
 tanh = tf_export("math.tanh", "nn.tanh", "tanh")(_unary("tanh", "Hyperbolic tangent elementwise."))
 sigmoid = tf_export("math.sigmoid", "nn.sigmoid", "sigmoid")(
     _unary("sigmoid", "1 / (1 + exp(-x)) elementwise."))
@@ -177,7 +177,7 @@ def _inner_bound(bound, src: D.DType, up: bool):
     return v
 
 
-@tf_export("math.saturate_cast", "saturate_cast")
+@tf_export("math.saturate_cast", "saturate_cast", "dtypes.saturate_cast")
 def saturate_cast(value, dtype, name=None):
     """Cast that first clamps to the values both dtypes can hold (+-inf and out-of-range
     values saturate; NaN casts as `cast` does)."""
@@ -227,7 +227,7 @@ def clip_by_value(t, clip_value_min, clip_value_max, name=None):
     return apply("clip_by_value", (t, lo, hi))
 
 
-@tf_export("math.scalar_mul")
+@tf_export("math.scalar_mul", "scalar_mul")
 def scalar_mul(scalar, x, name=None):
     return multiply(scalar, x)
 
@@ -319,7 +319,7 @@ def conj(x, name=None):
     return apply("conj", (x,)) if x.dtype.is_complex else x
 
 
-@tf_export("complex")
+@tf_export("complex", "dtypes.complex")
 def complex(real, imag, name=None):  # noqa: A001  (TF's name)
     """real + imag * 1j: complex64 from float32 parts, complex128 from float64 parts."""
     re, im = convert_to_tensor(real), convert_to_tensor(imag)

@@ -232,7 +232,7 @@ def conv1d(input, filters, stride, padding, data_format="NWC", dilations=None,  
     return A.squeeze(out, -2)
 
 
-@tf_export("nn.in_top_k")
+@tf_export("nn.in_top_k", "math.in_top_k")
 def in_top_k(targets, predictions, k, name=None):
     """Per row: whether fewer than k predictions exceed the target class's (ties count in
     its favour); False where the target is out of range or any prediction of the row is not

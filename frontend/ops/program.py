@@ -79,3 +79,45 @@ def identity_n(input, name=None):  # noqa: A002  (TF's argument name)
     """Each tensor of the list `input` unchanged (a gradient passes through each)."""
     from .array import identity
     return [identity(t) for t in input]
+
+
+class _ControlDependencies:
+    """The context `control_dependencies` returns: ops built inside it run after the given
+    inputs, which flowjit guarantees for every side effect already (program order)."""
+
+    def __init__(self, control_inputs):
+        self.control_inputs = control_inputs
+
+    def __enter__(self):
+        return None
+
+    def __exit__(self, *exc):
+        return False
+
+
+@tf_export("control_dependencies")
+def control_dependencies(control_inputs):
+    """A context in which ops run after `control_inputs` (tensors, ops or None). flowjit
+    orders every stateful op in program order, so the context only checks its argument
+    (TF's eager mode ignores it, as does flowjit's)."""
+    if control_inputs is None:
+        return _ControlDependencies([])
+    if callable(control_inputs) and not hasattr(control_inputs, "dtype"):
+        raise TypeError(f"Can not convert a {type(control_inputs).__name__} into a Tensor or "
+                        f"Operation.")
+    try:
+        inputs = list(control_inputs)
+    except TypeError:
+        raise TypeError(f"Control input must be an Operation, a Tensor, or IndexedSlices: "
+                        f"{control_inputs!r}") from None
+    return _ControlDependencies(inputs)
+
+
+@tf_export("tuple")
+def tensor_tuple(tensors, control_inputs=None, name=None):
+    """tf.tuple: the tensors (Nones kept), available once all of them are: flowjit's values
+    are, so each is passed through identity."""
+    from .array import identity
+    if control_inputs is not None and not isinstance(control_inputs, (list, tuple)):
+        raise TypeError("control_inputs must be a list or tuple of ops or tensors")
+    return [None if t is None else identity(t) for t in tensors]

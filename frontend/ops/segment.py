@@ -50,6 +50,12 @@ segment_mean = tf_export("math.segment_mean")(
 segment_max = tf_export("math.segment_max")(
     _sorted("segment_max", "Maximum of the rows per sorted segment id; empty "
             "segments 0."))
+segment_min = tf_export("math.segment_min")(
+    _sorted("segment_min", "Minimum of the rows per sorted segment id; empty "
+            "segments 0."))
+segment_prod = tf_export("math.segment_prod")(
+    _sorted("segment_prod", "Product of the rows per sorted segment id; empty "
+            "segments 1."))
 unsorted_segment_sum = tf_export("math.unsorted_segment_sum")(
     _unsorted("unsorted_segment_sum", "Sum of the rows of `data` per "
               "segment id into `num_segments` segments; negative ids are "
@@ -57,4 +63,9 @@ unsorted_segment_sum = tf_export("math.unsorted_segment_sum")(
 unsorted_segment_max = tf_export("math.unsorted_segment_max")(
     _unsorted("unsorted_segment_max", "Maximum of the rows per segment "
               "id; an empty segment holds the dtype's lowest value."))
-
+unsorted_segment_min = tf_export("math.unsorted_segment_min")(
+    _unsorted("unsorted_segment_min", "Minimum of the rows per segment "
+              "id; an empty segment holds the dtype's highest value."))
+unsorted_segment_prod = tf_export("math.unsorted_segment_prod")(
+    _unsorted("unsorted_segment_prod", "Product of the rows per segment "
+              "id; an empty segment holds 1."))

@@ -11,8 +11,9 @@ from ..infer import INDEX, NUMERIC, TT, check_dtype
 from ..registry import InferenceError, op
 from ..shapes import format_shape
 
-SORTED = ("segment_sum", "segment_mean", "segment_max")
-UNSORTED = ("unsorted_segment_sum", "unsorted_segment_max")
+SORTED = ("segment_sum", "segment_mean", "segment_max", "segment_min", "segment_prod")
+UNSORTED = ("unsorted_segment_sum", "unsorted_segment_max", "unsorted_segment_min",
+            "unsorted_segment_prod")
 
 
 def _row_shape(data: TT, ids: TT):

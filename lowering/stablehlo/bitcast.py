@@ -1,5 +1,5 @@
-"""`tf.bitcast` -> StableHLO `bitcast_convert` (which adds or consumes the last dimension as
-TF does)."""
+"""bitcast under XLA: stablehlo.bitcast_convert, which adds or consumes the last dim when the
+widths differ, as TF's op does."""
 from __future__ import annotations
 
 from ...runtime.jax_internals import hlo
@@ -7,5 +7,5 @@ from .core import register_lowering
 
 
 @register_lowering("bitcast")
-def _bitcast(ctx, op, x, *, type):
+def _bitcast(ctx, op, x):
     return hlo.bitcast_convert(ctx.result_type(op), x)

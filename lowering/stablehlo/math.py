@@ -190,6 +190,8 @@ def _cast(ctx, op, x, *, dtype):
         return ctx.compare(x, ctx.splat(0, x.type), "NE")
     if src.is_complex and not dst.is_complex:   # TF keeps the real part
         x, src = hlo.real(x), src.real_dtype
+    if src.is_floating and dst in _WIDE_UNSIGNED:
+        return _float_to_wide_unsigned(ctx, x, dst, t)
     if src.is_floating and dst.is_integer:
         return _float_to_int(ctx, x, dst, t)
     return hlo.convert(t, x)
@@ -209,6 +211,24 @@ def _float_to_int(ctx, x, dst, t):
                         ctx.compare(x, ctx.splat(bound, x.type), "LT"))
     value = hlo.select(in_range, hlo.convert(wide_t, x), ctx.splat(wide.min, wide_t))
     return value if wide is dst else hlo.convert(t, value)
+
+
+# As the kernel's table (runtime/kernels/math.py): target -> negative bound
+_WIDE_UNSIGNED = {D.uint32: -2.0 ** 31, D.uint64: -2.0 ** 63}
+
+
+def _float_to_wide_unsigned(ctx, x, dst, t):
+    """TF's x86 conversion into uint32/uint64 (see the kernel), computed in float64."""
+    bits = 8 * dst.size
+    x = ctx.convert(x, D.float64)
+    f = x.type
+    negative = hlo.and_(ctx.compare(x, ctx.splat(_WIDE_UNSIGNED[dst], f), "GE"),
+                        ctx.compare(x, ctx.splat(0.0, f), "LT"))
+    exact = hlo.and_(ctx.compare(x, ctx.splat(0.0, f), "GE"),
+                     ctx.compare(x, ctx.splat(2.0 ** bits, f), "LT"))
+    wrapped = hlo.convert(t, hlo.convert(ctx.tensor_type(D.int64, ctx.shape(x)), x))
+    out = hlo.select(negative, wrapped, ctx.splat(2 ** (bits - 1), t))
+    return hlo.select(exact, hlo.convert(t, x), out)
 
 
 @register_lowering("clip_by_value")

@@ -1,5 +1,5 @@
 """Segment reductions under XLA. The unsorted ones are a scatter of the rows into the
-segments (combining with add or max); ids outside [0, num_segments) are dropped, as TF's
+segments (combining with add, max, min or multiply); ids outside [0, num_segments) are dropped, as TF's
 XLA kernels do (the eager kernel raises for ids >= num_segments, as TF's CPU kernel). The
 sorted ones have a run-time size: refused, as TF's XLA has no SegmentSum kernel."""
 from __future__ import annotations
@@ -18,9 +18,15 @@ def _lowest(dt: D.DType):
     return np.iinfo(dt.np).min if dt.is_integer else D.finfo(dt.np).min
 
 
+def _highest(dt: D.DType):
+    return np.iinfo(dt.np).max if dt.is_integer else ml_dtypes.finfo(dt.np).max
+
+
 _INIT_AND_COMBINE = {
     "unsorted_segment_sum": (lambda dt: 0, hlo.add),
     "unsorted_segment_max": (_lowest, hlo.maximum),
+    "unsorted_segment_min": (_highest, hlo.minimum),
+    "unsorted_segment_prod": (lambda dt: 1, hlo.multiply),
 }
 
 

@@ -247,7 +247,8 @@ def gather_nd(params, indices, batch_dims):
 
 
 def _scatter_into(out, indices, updates, mode):
-    """Write (`update`) or add (`add`) `updates` into `out` (a fresh C-contiguous array)."""
+    """Write (`update`), add (`add`) or combine (`min`, `max`) `updates` into `out` (a fresh
+    C-contiguous array)."""
     k = indices.shape[-1]
     want = indices.shape[:-1] + out.shape[k:]
     if updates.shape != want:
@@ -267,11 +268,16 @@ def _scatter_into(out, indices, updates, mode):
     flat = np.ravel_multi_index(tuple(idx.T), out.shape[:k]) if k else np.zeros(n, np.intp)
     if mode == "update":
         rows[flat] = upd  # NumPy keeps the last of duplicate indices
+    elif mode in _EXTREME_UFUNCS:
+        _EXTREME_UFUNCS[mode].at(rows, flat, upd)
     elif out.dtype == np.bool_:
         np.logical_or.at(rows, flat, upd)
     else:
         np.add.at(rows, flat, upd)
     return out
+
+
+_EXTREME_UFUNCS = {"min": np.minimum, "max": np.maximum}
 
 
 @kernel("scatter_nd")

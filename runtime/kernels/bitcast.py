@@ -1,16 +1,15 @@
-"""The NumPy kernel of `tf.bitcast`: a view of the same bytes."""
+"""bitcast's NumPy kernel: a view of the input's bytes (little-endian, as TF on x86)."""
 from __future__ import annotations
 
 import numpy as np
 
+from ...ir.dtypes import from_numpy
+from ...ir.ops.bitcast import bitcast_shape
 from . import kernel
 
 
 @kernel("bitcast")
-def bitcast(x, type):
-    x = np.ascontiguousarray(x)
-    target = np.dtype(type.np)
-    if target.itemsize < x.itemsize:   # each element becomes a last axis of narrower ones
-        return x.reshape(x.shape + (1,)).view(target)
-    out = x.view(target)
-    return out.reshape(out.shape[:-1]) if target.itemsize > x.itemsize else out
+def bitcast(input, type):  # noqa: A002  (TF's names)
+    x = np.ascontiguousarray(input)
+    shape = bitcast_shape(x.shape, from_numpy(x.dtype), type)
+    return x.reshape(-1).view(type.np).reshape(shape)

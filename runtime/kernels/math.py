@@ -166,6 +166,8 @@ def cast(x, dtype):
     if x.dtype.kind == "c" and target.kind not in "cb":  # TF keeps the real part
         x = x.real
     if target.kind in "iu" and (x.dtype.kind == "f" or x.dtype.name == "bfloat16"):  # bf16: V
+        if target in _WIDE_UNSIGNED:
+            return _float_to_wide_unsigned(x, target)
         x = _float_to_int(x, target)
     if target.kind == "b":
         return x != 0
@@ -184,6 +186,26 @@ def _float_to_int(x, target):
     with np.errstate(invalid="ignore"):
         in_range = (x >= -bound) & (x < bound)    # False for NaN
     return np.where(in_range, x, -bound).astype(wide)
+
+
+# TF 2.21's conversion on x86 into uint32 and uint64 (recorded): truncation; a value in
+# [negative bound, 0) wraps as the signed integer would, one in [0, 2**bits) is exact, and
+# anything else (NaN, +-Inf, too large) gives the "indefinite" 2**(bits-1), as TF's
+# vectorized loop does (its scalar tail differs for some such values: README).
+# target -> negative bound
+_WIDE_UNSIGNED = {np.dtype(np.uint32): -2.0 ** 31, np.dtype(np.uint64): -2.0 ** 63}
+
+
+def _float_to_wide_unsigned(x, target):
+    bits = 8 * target.itemsize
+    x = np.trunc(np.asarray(x, np.float64))
+    with np.errstate(invalid="ignore"):
+        negative = (x >= _WIDE_UNSIGNED[target]) & (x < 0)
+        exact = (x >= 0) & (x < 2.0 ** bits)
+    out = np.full(x.shape, 2 ** (bits - 1), target)
+    out[negative] = x[negative].astype(np.int64).astype(target)
+    out[exact] = x[exact].astype(target)
+    return out
 
 
 @kernel("clip_by_value")

@@ -1,6 +1,7 @@
 """NumPy kernels for the segment reductions (TF's CPU kernels: bad ids raise; negative ids
-of the unsorted ops are dropped; an empty segment is 0 for sum and mean and the dtype's
-lowest value for max). float16/bfloat16 accumulate in float32."""
+of the unsorted ops are dropped; an empty segment is 0 for sum and mean, 1 for prod, and for
+max (min) the dtype's lowest (highest) value in the unsorted ops, 0 in the sorted ones).
+float16/bfloat16 accumulate in float32."""
 from __future__ import annotations
 
 import numpy as np
@@ -15,9 +16,17 @@ def _lowest(dt):
     return np.iinfo(dt).min if dt.kind in "iu" else D.finfo(dt).min
 
 
-def _combine(data, ids, n, how, empty_max):
+def _highest(dt):
+    return np.iinfo(dt).max if dt.kind in "iu" else ml_dtypes.finfo(dt).max
+
+
+# how -> (the ufunc that combines rows, the identity it starts from, for the accumulator dtype)
+_EXTREMES = {"max": (np.maximum, _lowest), "min": (np.minimum, _highest)}
+
+
+def _combine(data, ids, n, how, empty_extreme):
     """Rows of `data` (leading dims = ids.shape) reduced into `n` segments; ids < 0 dropped.
-    An empty segment of a max gets `empty_max`."""
+    An empty segment of a max or min gets `empty_extreme`."""
     acc = _acc_dtype(data.dtype)
     _check_memory(n, data.shape[ids.ndim:], how)
     rows = data.reshape((ids.size,) + data.shape[ids.ndim:]).astype(acc, copy=False)
@@ -26,12 +35,17 @@ def _combine(data, ids, n, how, empty_max):
     rows, flat = rows[keep], flat[keep]
     out_shape = (n,) + data.shape[ids.ndim:]
     count = np.bincount(flat, minlength=n)[:n]
-    if how == "max":
-        out = np.full(out_shape, _lowest(acc), acc)
-        np.maximum.at(out, flat, rows)
+    if how in _EXTREMES:
+        combine, identity = _EXTREMES[how]
+        out = np.full(out_shape, identity(acc), acc)
+        combine.at(out, flat, rows)
         out = out.astype(data.dtype)
-        out[count == 0] = empty_max
+        out[count == 0] = empty_extreme
         return out
+    if how == "prod":
+        out = np.ones(out_shape, acc)
+        np.multiply.at(out, flat, rows)
+        return out.astype(data.dtype)
     out = np.zeros(out_shape, acc)
     np.add.at(out, flat, rows)
     if how == "mean":
@@ -62,7 +76,8 @@ def _check_range(ids, n, what):
 def _unsorted(how):
     def fn(data, segment_ids, num_segments):
         _check_range(segment_ids, num_segments, f"unsorted_segment_{how}")
-        return _combine(data, segment_ids, num_segments, how, _lowest(data.dtype))
+        extreme = _highest if how == "min" else _lowest
+        return _combine(data, segment_ids, num_segments, how, extreme(data.dtype))
     return fn
 
 
@@ -79,12 +94,12 @@ def _sorted(how):
             raise InvalidArgumentError(None, name, f"Segment id {segment_ids[0]} out of range "
                                                    f"[0, {n}), possibly because 'segment_ids' "
                                                    f"input is not sorted.")
-        # TF's sorted kernels fill an empty segment with 0, also for max.
+        # TF's sorted kernels fill an empty segment with 0, also for max and min.
         return _combine(data, segment_ids, n, how, 0)
     return fn
 
 
-for _how in ("sum", "max"):
+for _how in ("sum", "max", "min", "prod"):
     kernel(f"unsorted_segment_{_how}")(_unsorted(_how))
-for _how in ("sum", "mean", "max"):
+for _how in ("sum", "mean", "max", "min", "prod"):
     kernel(f"segment_{_how}")(_sorted(_how))

@@ -42,15 +42,15 @@ def make(rng, shape, dt, kind="any"):
     if dt.kind in "iu":
         info = np.iinfo(dt)
         lo, hi = max(info.min, -100), min(info.max, 100)
-        if dt == np.int64:
-            lo, hi = -(2 ** 31), 2 ** 31 - 1   # still 32-bit exact: see _to_wire
+        if dt.itemsize == 8:  # extremes that NumPy's int64 generator can draw
+            lo, hi = (-(2 ** 31), 2 ** 31 - 1) if dt.kind == "i" else (0, 2 ** 32 - 1)
         if kind == "exponent":
             lo, hi = 0, 6
         vals = rng.integers(lo, hi, size=n, endpoint=True)
         if kind == "nonzero":
             vals[vals == 0] = 1
         elif kind == "any" and n >= 4:
-            vals[:2] = [info.min, info.max] if dt != np.int64 else [-(2 ** 31), 2 ** 31 - 1]
+            vals[:2] = [info.min, info.max] if dt.itemsize < 8 else [lo, hi]
         return vals.astype(dt).reshape(shape)
     scale = 1.4 if kind == "small" else 3.0
     vals = rng.uniform(-scale, scale, size=n)

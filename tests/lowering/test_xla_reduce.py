@@ -24,14 +24,18 @@ from xla_helpers import BF16, is_float, run_xla, run_eager, check, wrap_int as _
 NUMERIC = list(D.NUMERIC)
 
 
+_DRAWN_AS = {np.dtype(np.int64): np.int32, np.dtype(np.uint64): np.uint32}
+
+
 def make(rng, shape, dt, low=0.5, high=2.0):
     """Floats in [low, high) (positive: sums and products without cancellation), float32-exact;
-    integers over the dtype's range (int64: the int32 range), so sums and products wrap."""
+    integers over the dtype's range (64-bit: the 32-bit range NumPy's generator draws from),
+    so sums and products wrap."""
     dt = np.dtype(dt)
     if dt.kind == "b":
         return rng.random(shape) < 0.5
     if dt.kind in "iu":
-        info = np.iinfo(np.int32 if dt == np.int64 else dt)
+        info = np.iinfo(_DRAWN_AS.get(dt, dt))
         return rng.integers(info.min, info.max, size=shape, endpoint=True).astype(dt)
     return rng.uniform(low, high, size=shape).astype(np.float32).astype(dt)
 

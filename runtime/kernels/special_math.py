@@ -1,0 +1,66 @@
+"""NumPy kernels of the special functions: SciPy's implementations (Cephes, as TF's Eigen
+kernels), computed in float64 and rounded once to the input's type. scipy.special loads on
+the first call (seconds of import time `import flowjit` does not pay)."""
+from __future__ import annotations
+
+import functools
+import importlib
+
+import numpy as np
+
+from . import kernel
+
+
+@functools.cache
+def _sc():
+    return importlib.import_module("scipy.special")
+
+
+def _softsign(x):
+    return x / (1 + np.abs(x))
+
+
+def _polygamma(n, x):
+    """TF's polygamma: NaN unless the order n is a non-negative integer; the derivatives of
+    digamma vanish at +inf."""
+    whole = (n == np.floor(n)) & (n >= 0)
+    order = np.where(whole, n, 0).astype(np.int64)
+    out = np.where((order > 0) & (x == np.inf), 0.0, _sc().polygamma(order, x))
+    return np.where(whole, out, np.nan)
+
+
+def _lgamma(x):
+    """log |Gamma(x)|, +inf at -inf as TF's (SciPy's gammaln gives -inf there)."""
+    return np.where(x == -np.inf, np.inf, _sc().gammaln(x))
+
+
+def _digamma(x):
+    """Psi; NaN at 0 as TF's (a pole of either sign: SciPy gives -inf)."""
+    return np.where(x == 0, np.nan, _sc().psi(x))
+
+
+def _scipy(name):
+    return lambda *args: getattr(_sc(), name)(*args)
+
+
+UNARY = {
+    "softsign": _softsign, "erfinv": _scipy("erfinv"), "ndtri": _scipy("ndtri"),
+    "lgamma": _lgamma, "digamma": _digamma, "bessel_i0": _scipy("i0"),
+    "bessel_i0e": _scipy("i0e"), "bessel_i1": _scipy("i1"), "bessel_i1e": _scipy("i1e"),
+}
+BINARY = {"polygamma": _polygamma, "zeta": _scipy("zeta"), "nextafter": np.nextafter}
+
+
+def _in_float64(fn):
+    def run(*args):
+        dtype = np.asarray(args[0]).dtype
+        with np.errstate(all="ignore"):
+            out = fn(*[np.asarray(a, np.float64) for a in args])
+        return np.asarray(out).astype(dtype)
+    return run
+
+
+for _n, _f in UNARY.items():
+    kernel(_n)(_in_float64(_f))
+for _n, _f in BINARY.items():
+    kernel(_n)(_in_float64(_f) if _n != "nextafter" else _f)

@@ -111,10 +111,9 @@ def for_stmt(iterable, extra_test, body, get_state, set_state, names, opts=None)
     if staged is not None:
         if not _may_stage(opts, True):
             raise errors.OperatorNotAllowedInGraphError(
-                f"Iterating over a symbolic `tf.Tensor` is not allowed: AutoGraph does not "
-                f"convert a `for` loop with an `else:` clause (as TF) [at "
-                f"{errors.user_frame()}]. Move the `else:` block after the loop, or enable "
-                f"tf.autograph.experimental.Feature.STAGED_PYTHON_LOOPS")
+                "Iterating over a symbolic `tf.Tensor` is not allowed: AutoGraph does not "
+                "convert a `for` loop with an `else:` clause (as TF). Move the `else:` block "
+                "after the loop, or enable tf.autograph.experimental.Feature.STAGED_PYTHON_LOOPS")
         staging.stage_loop(None, body, get_state, set_state, names, opts, iterable=staged,
                            extra_test=extra_test)
         return
@@ -142,29 +141,28 @@ def _may_stage(opts, first: bool) -> bool:
 def _refuse_while(opts, first):
     if first:   # a `while ... else:`, which TF leaves unconverted
         raise errors.OperatorNotAllowedInGraphError(
-            f"Using a symbolic `tf.Tensor` as a Python `bool` is not allowed: AutoGraph does "
-            f"not convert a `while` loop with an `else:` clause (as TF) [at "
-            f"{errors.user_frame()}]. Move the `else:` block after the loop, or enable "
-            f"tf.autograph.experimental.Feature.STAGED_PYTHON_LOOPS")
+            "Using a symbolic `tf.Tensor` as a Python `bool` is not allowed: AutoGraph does "
+            "not convert a `while` loop with an `else:` clause (as TF). Move the `else:` block "
+            "after the loop, or enable tf.autograph.experimental.Feature.STAGED_PYTHON_LOOPS")
     raise NotImplementedError(
-        f"The condition of while loop started as non-Tensor, then changed to Tensor. This may "
-        f"happen either because variables changed type, or when a break or return statement "
-        f"inside the loop depends on a Tensor condition. In both cases, changing to a TF loop "
-        f"should remove the error [at {errors.user_frame()}] (or enable "
-        f"tf.autograph.experimental.Feature.STAGED_PYTHON_LOOPS).")
+        "The condition of while loop started as non-Tensor, then changed to Tensor. This may "
+        "happen either because variables changed type, or when a break or return statement "
+        "inside the loop depends on a Tensor condition. In both cases, changing to a TF loop "
+        "should remove the error (or enable "
+        "tf.autograph.experimental.Feature.STAGED_PYTHON_LOOPS).")
 
 
 def _refuse_tensor_exit(opts):
     if "return" in opts.get("jumps", ()):
         # TF meets this as the `if` around the `return`: only one branch returns
-        raise ValueError(f"the else branch must also have a return statement. [at "
-                         f"{errors.user_frame()}]: a `return` that depends on a tensor inside "
-                         f"a Python `for` loop (enable tf.autograph.experimental.Feature."
-                         f"STAGED_PYTHON_LOOPS to stage it)")
+        raise ValueError("the else branch must also have a return statement. A "
+                         "`return` that depends on a tensor inside "
+                         "a Python `for` loop (enable tf.autograph.experimental.Feature."
+                         "STAGED_PYTHON_LOOPS to stage it)")
     raise NotImplementedError(
-        f"break and return statements which depend on a TF condition are not supported in "
-        f"Python for loops. Did you intend to make it a TF loop? [at {errors.user_frame()}] "
-        f"(or enable tf.autograph.experimental.Feature.STAGED_PYTHON_LOOPS)")
+        "break and return statements which depend on a TF condition are not supported in "
+        "Python for loops. Did you intend to make it a TF loop? "
+        "(or enable tf.autograph.experimental.Feature.STAGED_PYTHON_LOOPS)")
 
 
 # --- statements and lists ---------------------------------------------------------------------
@@ -178,7 +176,7 @@ def assert_stmt(cond, msg_fn):
         c = cond
         if c.shape.rank:
             c = reduce_all(c)
-        data = [msg] if msg is not None else [f"Assertion failed [at {errors.user_frame()}]"]
+        data = [msg] if msg is not None else ["Assertion failed"]
         Assert(c, data)
         return None
     if not cond:
@@ -257,7 +255,7 @@ def len_(x):
     if staging.is_symbolic(x):
         shape = x.shape
         if shape.rank == 0:
-            raise TypeError(f"len() of a scalar tensor [at {errors.user_frame()}]")
+            raise TypeError("len() of a scalar tensor")
         if shape.rank is not None and shape.as_tuple()[0] is not None:
             return shape.as_tuple()[0]
         from ..ops.array import shape as tf_shape
@@ -296,8 +294,8 @@ def zip_(*iterables):
                                                      staging.Enumerate)) for i in iterables):
         staged = [staging.as_staged_iterable(i) for i in iterables]
         if any(s is None for s in staged):
-            raise TypeError(f"zip() of tensors and Python iterables cannot be staged; convert "
-                            f"the Python ones to tensors [at {errors.user_frame()}]")
+            raise TypeError("zip() of tensors and Python iterables cannot be staged; convert "
+                            "the Python ones to tensors")
         return staging.Zip(staged)
     return builtins.zip(*iterables)
 

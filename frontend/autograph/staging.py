@@ -88,7 +88,7 @@ def lists_staged() -> bool:
 def inaccessible(name, region):
     return InaccessibleTensorError(
         f"list '{name}' gets a tensor appended inside a staged {region}: the tensor is out of "
-        f"scope after it and cannot be used here (as in TF) [at {errors.user_frame()}]. Use "
+        f"scope after it and cannot be used here (as in TF). Use "
         f"return values or a tf.TensorArray, or enable tf.autograph.experimental.Feature.LISTS "
         f"to stage the list")
 
@@ -126,8 +126,7 @@ def _pred_tensor(pred, construct):
     shape = t._tt.shape
     if t.dtype is not D.bool_ or (shape is not None and len(shape)):
         raise TypeError(f"The condition of {construct} must be a scalar bool tensor, got "
-                        f"{t.dtype.name} tensor of shape {_shape_str(shape)} "
-                        f"[at {errors.user_frame()}]")
+                        f"{t.dtype.name} tensor of shape {_shape_str(shape)}")
     return t
 
 
@@ -296,7 +295,7 @@ def _zeros_like_value(v, g, name):
             if tt.shape is None:
                 raise NotImplementedError(
                     f"'{name}' has no value on some path and its shape is unknown; "
-                    f"define it before the if/loop [at {errors.user_frame()}]")
+                    f"define it before the if/loop")
             return array.zeros(tuple(0 if d is None else d for d in tt.shape), tt.dtype)
         if isinstance(leaf, bool):
             return False
@@ -305,7 +304,7 @@ def _zeros_like_value(v, g, name):
         if leaf is None or isinstance(leaf, str):
             return leaf
         raise NotImplementedError(f"'{name}' has no value on some path; define it before "
-                                  f"the if/loop [at {errors.user_frame()}]")
+                                  f"the if/loop")
     if g is None:
         return nest.map_structure(zero, v)
     with func_graph.as_default(g):
@@ -516,7 +515,7 @@ class TensorIter(_Iterable):
     def count(self):
         shape = self.t.shape
         if shape.rank == 0:
-            raise TypeError(f"Cannot iterate over a scalar tensor [at {errors.user_frame()}]")
+            raise TypeError("Cannot iterate over a scalar tensor")
         n = shape.as_tuple()[0] if shape.rank is not None else None
         if n is not None:
             return dispatch.convert_to_tensor(n, dtype=D.int32), n
@@ -629,10 +628,10 @@ def stage_loop(test, body, get_state, set_state, names, opts, iterable=None, ext
     for name, v in zip(names, init):
         if isinstance(v, UndefinedReturnValue) and not v.always:
             raise NotImplementedError(
-                f"a return statement inside this TensorFlow loop needs a return on every path "
-                f"after the loop too: when the loop ends without returning, the function would "
-                f"return None, and a traced function cannot decide that at run time. Add a "
-                f"`return` after the loop [at {errors.user_frame()}]")
+                "a return statement inside this TensorFlow loop needs a return on every path "
+                "after the loop too: when the loop ends without returning, the function would "
+                "return None, and a traced function cannot decide that at run time. Add a "
+                "`return` after the loop")
     acc = set(opts.get("accumulators", ()))
     if acc and not lists_staged():
         appended = [n for n, v in zip(names, init) if n in acc and isinstance(v, list)]
@@ -747,7 +746,7 @@ def _body_state(get_state):
     except NameError as e:
         raise ValueError(f"'{e.name}' is deleted in the loop body, but the next iteration (or "
                          f"the code after the loop) uses it: a TensorFlow loop must carry "
-                         f"a value for it [at {errors.user_frame()}]") from None
+                         f"a value for it") from None
 
 
 def _under_xla() -> bool:
@@ -847,7 +846,7 @@ class _LoopSpec:
         if missing:
             raise ValueError(f"set_loop_options: a tensor in shape_invariants is not a loop "
                              f"variable of this loop (loop variables: "
-                             f"{', '.join(self.names) or 'none'}) [at {errors.user_frame()}]")
+                             f"{', '.join(self.names) or 'none'})")
 
     def unflatten(self, flat, owner, frame=None, trips=None):
         vals = []

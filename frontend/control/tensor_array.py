@@ -32,10 +32,6 @@ def _ops():
     return array, math
 
 
-def _where() -> str:
-    return f"[at {errors.user_frame()}]"
-
-
 class TensorArray:
     """TF's `tf.TensorArray` (see the module doc for how it is represented)."""
 
@@ -49,7 +45,7 @@ class TensorArray:
         self._element_shape = TensorShape(None) if element_shape is None else \
             as_shape(element_shape)
         if size is None:
-            raise ValueError(f"TensorArray: size must be given {_where()}")
+            raise ValueError("TensorArray: size must be given")
         static = control_flow._static_int(size)
         self._size = static if static is not None else \
             dispatch.convert_to_tensor(size, dtype=D.int32)
@@ -146,12 +142,11 @@ class TensorArray:
             verb = {"write": "Writing to", "read": "Reading from"}[what]
             raise errors.OutOfRangeError(None, f"TensorArray{what.title()}",
                                          f"{verb} negative indices (index {static}) is not "
-                                         f"allowed. {_where()}")
+                                         f"allowed.")
         t = dispatch.convert_to_tensor(index, dtype=D.int32) if not isinstance(index, Tensor) \
             else index
         if t.dtype is not D.int32:
-            raise TypeError(f"TensorArray.{what}: index must be int32, got {t.dtype.name} "
-                            f"{_where()}")
+            raise TypeError(f"TensorArray.{what}: index must be int32, got {t.dtype.name}")
         return t, static
 
     def _check_write(self, static):
@@ -163,10 +158,10 @@ class TensorArray:
         if func_graph.current() is None:
             raise errors.OutOfRangeError(None, "TensorArrayWrite",
                                          f"Tried to write to index {static} but array is not "
-                                         f"resizeable and size is: {self._size} {_where()}")
+                                         f"resizeable and size is: {self._size}")
         raise errors.InvalidArgumentError(None, "TensorArrayWrite",
                                           f"Trying to modify element {static} in a list with "
-                                          f"{self._size} elements. {_where()}")
+                                          f"{self._size} elements.")
 
     def _value(self, value, what):
         if isinstance(value, Tensor) or hasattr(value, "_as_tensor"):
@@ -174,7 +169,7 @@ class TensorArray:
             if t.dtype is not self._dtype:
                 raise errors.InvalidArgumentError(
                     None, f"TensorArray{what}", f"TensorArray dtype is {self._dtype.name} but "
-                    f"Op is trying to write dtype {t.dtype.name} {_where()}")
+                    f"Op is trying to write dtype {t.dtype.name}")
             return t
         return dispatch.convert_to_tensor(value, dtype=self._dtype)
 
@@ -183,9 +178,9 @@ class TensorArray:
         if not self._element_shape.is_compatible_with(shape):
             if func_graph.current() is None:
                 raise ValueError(f"Incompatible shape for value ({shape}), expected "
-                                 f"({self._element_shape}) {_where()}")
+                                 f"({self._element_shape})")
             raise ValueError(f"Inconsistent shapes: saw {shape} but expected "
-                             f"{self._element_shape} {_where()}")
+                             f"{self._element_shape}")
         if self._infer_shape or self._element_shape.rank is None:
             self._element_shape = self._element_shape.merge_with(shape)
 
@@ -196,8 +191,7 @@ class TensorArray:
         if not self._element_shape.is_fully_defined():
             raise ValueError(f"TensorArray: nothing was written and the element shape "
                              f"{self._element_shape} is not fully defined, so the array has "
-                             f"no value yet; write to it first or pass element_shape= "
-                             f"{_where()}")
+                             f"no value yet; write to it first or pass element_shape=")
         return self._zeros(self._size)
 
     # --- writing ---------------------------------------------------------------------------
@@ -226,7 +220,7 @@ class TensorArray:
         """Rows of `value` become the elements (the size becomes value's first dimension)."""
         value = self._value(value, "Unstack")
         if value.shape.rank == 0:
-            raise ValueError(f"Argument `axis` = 0 not in range [0, 0) {_where()}")
+            raise ValueError("Argument `axis` = 0 not in range [0, 0)")
         self._merge_shape(TensorShape.from_tuple(tuple(value.shape.as_tuple())[1:]))
         array, _ = _ops()
         n = value.shape[0]
@@ -263,19 +257,18 @@ class TensorArray:
             if static >= self._rows():
                 raise errors.OutOfRangeError(None, "TensorArrayRead",
                                              f"Tried to read from index {static} but array "
-                                             f"size is: {self._rows()} {_where()}")
+                                             f"size is: {self._rows()}")
             if self._clear_after_read:
                 if static in self._cleared:
                     raise errors.InvalidArgumentError(
                         None, "TensorArrayRead",
                         f"Could not read index {static} twice because it was cleared after "
-                        f"a previous read (perhaps try setting clear_after_read = false?) "
-                        f"{_where()}")
+                        f"a previous read (perhaps try setting clear_after_read = false?)")
                 self._cleared.add(static)
         elif static is not None and isinstance(self._rows(), int) and static >= self._rows():
             raise errors.InvalidArgumentError(None, "TensorArrayRead",
                                               f"Trying to access element {static} in a list "
-                                              f"with {self._rows()} elements. {_where()}")
+                                              f"with {self._rows()} elements.")
         return array.gather(self._allocated(), idx)
 
     def gather(self, indices, name=None):
@@ -286,7 +279,7 @@ class TensorArray:
                 if not 0 <= i < self._rows():
                     raise errors.OutOfRangeError(None, "TensorArrayGather",
                                                  f"Tried to read from index {i} but array "
-                                                 f"size is: {self._rows()} {_where()}")
+                                                 f"size is: {self._rows()}")
         return array.gather(self._allocated(), idx)
 
     def stack(self, name=None):
@@ -303,8 +296,8 @@ class TensorArray:
         buffer = self._allocated()
         if self._element_shape.rank == 0:
             raise errors.InvalidArgumentError(None, "TensorArrayConcat",
-                                              f"Concat saw a scalar shape at index 0 but "
-                                              f"requires at least vectors. {_where()}")
+                                              "Concat saw a scalar shape at index 0 but "
+                                              "requires at least vectors.")
         elem = tuple(self._element_shape.as_tuple())
         return array.reshape(buffer, (-1,) + elem[1:])
 
@@ -352,7 +345,7 @@ def adopt_element_shapes(before, after):
         if not shape.is_fully_defined():
             raise ValueError(f"TensorArray: the loop writes elements of shape {shape}; a "
                              f"TensorArray carried by a loop needs a fully defined element "
-                             f"shape (pass element_shape=) {_where()}")
+                             f"shape (pass element_shape=)")
         new = before._with(None)
         new._element_shape = shape
         new._buffer = new._zeros(before._size)

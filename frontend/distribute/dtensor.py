@@ -18,7 +18,7 @@ import os
 
 import numpy as np
 
-from ...ir.errors import InvalidArgumentError, UnimplementedError, user_frame
+from ...ir.errors import InvalidArgumentError, UnimplementedError
 from ...runtime import spmd
 from ..eager import dispatch
 from ..function import func_graph
@@ -281,14 +281,13 @@ class _ShardedOperand(Exception):
 def _check_divisible(shape, layout: Layout, opname):
     if len(shape) != layout.rank:
         raise ValueError(f"{opname}: the layout has rank {layout.rank} but the tensor has "
-                         f"shape {list(shape)} [at {user_frame()}]")
+                         f"shape {list(shape)}")
     for i, n in enumerate(shape):
         k = layout.num_shards(i)
         if n is not None and n % k:
             raise InvalidArgumentError(
                 None, opname, f"{opname}: dimension {i} of shape {list(shape)} is not "
-                f"divisible by the {k} shards of layout {layout.sharding_specs} "
-                f"[at {user_frame()}]")
+                f"divisible by the {k} shards of layout {layout.sharding_specs}")
 
 
 @tf_export("experimental.dtensor.relayout")
@@ -308,7 +307,7 @@ def relayout(tensor, layout: Layout, name=None):
             known = getattr(graph, "dtensor_mesh", None)
             if known is not None and known != layout.mesh:
                 raise ValueError(f"relayout: a function runs over one mesh; this one already "
-                                 f"uses {known!r} [at {user_frame()}]")
+                                 f"uses {known!r}")
             graph.dtensor_mesh = layout.mesh
         return relayout_op(x, layout.sharding_specs, layout.mesh.axes())
     t = dispatch.convert_to_tensor(tensor)

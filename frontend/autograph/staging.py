@@ -249,6 +249,7 @@ def _join(outer, pred, names, init, branches, kind, dead=()):
         if is_undefined(tv) and is_undefined(fv):
             plans.append(_Const(tv))
             continue
+        tv, fv = tensor_array.allocate_alike(tv, fv, g_t, g_f)
         plans.append(_merge(name, tv, fv, g_t, g_f, outs_t, outs_f))
     stateful = g_t.stateful or g_f.stateful
     if not outs_t and not stateful:

@@ -360,6 +360,34 @@ def adopt_element_shapes(before, after):
     return before
 
 
+def allocate_alike(a, b, graph_a, graph_b):
+    """Branch results `a` and `b` (built in `graph_a`, `graph_b`) where a TensorArray written
+    on one path only (a write after a tensor-dependent `continue`) also gets a zero buffer on
+    the other, with the written element shape, so both paths carry the same tensor."""
+    if isinstance(a, TensorArray) and isinstance(b, TensorArray):
+        if (a._buffer is None) == (b._buffer is None):
+            return a, b
+        empty, full, graph = (a, b, graph_a) if a._buffer is None else (b, a, graph_b)
+        shape = empty._element_shape.merge_with(full._element_shape)
+        if not shape.is_fully_defined():
+            return a, b
+        filled = empty._with(None)
+        filled._element_shape = shape
+        with func_graph.as_default(graph):
+            filled._buffer = filled._zeros(empty._size)
+        return (filled, b) if empty is a else (a, filled)
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)) and len(a) == len(b) \
+            and type(a) is type(b):
+        pairs = [allocate_alike(x, y, graph_a, graph_b) for x, y in zip(a, b)]
+        rebuild = (lambda items: type(a)(*items)) if hasattr(a, "_fields") else type(a)
+        return rebuild([p[0] for p in pairs]), rebuild([p[1] for p in pairs])
+    if isinstance(a, dict) and isinstance(b, dict) and a.keys() == b.keys():
+        pairs = {k: allocate_alike(a[k], b[k], graph_a, graph_b) for k in a}
+        return (type(a)((k, p[0]) for k, p in pairs.items()),
+                type(b)((k, p[1]) for k, p in pairs.items()))
+    return a, b
+
+
 class _ElementShapes:
     """TensorArrays carried by a while_loop take their element shapes from a trace of the
     body (control_flow.LOOP_VAR_SHAPERS)."""

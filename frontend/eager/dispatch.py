@@ -279,7 +279,8 @@ def infer_or_raise(opdef: OpDef, types, attrs: dict, building=False):
     try:
         return infer_types(opdef, types, attrs)
     except InferenceError as e:
-        msg = describe_failure(opdef, types, attrs, str(e), building)
+        msg = describe_failure(opdef, types, attrs, e.graph_message if building else str(e),
+                               building)
         cls = e.build_error_class if building else e.error_class
         if issubclass(cls, errors.OpError):
             raise errors.noted(cls(None, opdef.name, msg)) from None

@@ -27,14 +27,14 @@ def ensure_shape(x, shape, name=None):
     x = convert_to_tensor(x)
     try:
         wanted = as_shape(shape)
-    except (TypeError, ValueError) as e:  # TF's classes; name the op and the user's line
+    except (TypeError, ValueError) as e:  # TF's classes, naming the op
         raise type(e)(f"ensure_shape: {e}") from None
     if wanted.rank is None:
         return x
     if func_graph.current() is not None:
         problem = _static_mismatch(x.shape, wanted)
         if problem is not None:
-            raise ValueError(f"{problem} for ensure_shape")
+            raise ValueError(problem)
     return apply("ensure_shape", (x,), {"shape": wanted.as_tuple()})
 
 

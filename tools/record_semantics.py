@@ -11,6 +11,7 @@ import tensorflow as tf
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "tests"))
 import error_text_cases  # noqa: E402
+import program_cases  # noqa: E402
 
 
 def _outcome(fn):
@@ -59,10 +60,22 @@ def error_texts():
             for fn in error_text_cases.cases(tf)}
 
 
+def programs():
+    """Case name -> mode -> outcome, for the TensorArray and AutoGraph programs."""
+    out = {}
+    for name, (fn, value, eager) in program_cases.tensor_array_cases(tf).items():
+        modes = ("eager", "graph", "xla") if eager else ("graph", "xla")
+        out[name] = {m: program_cases.outcome(tf, fn, value, m) for m in modes}
+    for name, (fn, value) in program_cases.autograph_cases(tf).items():
+        out[name] = {m: program_cases.outcome(tf, fn, value, m, strict=strict)
+                     for m, strict in (("graph", False), ("graph_strict", True))}
+    return out
+
+
 if __name__ == "__main__":
     data = {"tensorflow": tf.__version__, "literal_traces": literal_trace_counts(),
             "concrete_function_calls": concrete_function_calls(), "huge_shapes": huge_shapes(),
-            "error_texts": error_texts()}
+            "error_texts": error_texts(), "programs": programs()}
     path = os.path.join(ROOT, "tests", "data", "tf_semantics.json")
     with open(path, "w") as f:
         json.dump(data, f, separators=(",", ":"))

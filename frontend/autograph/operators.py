@@ -86,6 +86,7 @@ def while_stmt(test, body, get_state, set_state, names, opts=None):
         if staging.is_symbolic(c):
             if not _may_stage(opts, first):
                 _refuse_while(opts, first)
+            _refuse_staged_return(opts)
             stateful = g.last_stateful is not last_stateful
             staging.stage_loop(test, body, get_state, set_state, names, opts,
                                stateful_test=c if stateful else None)
@@ -105,15 +106,17 @@ def for_stmt(iterable, extra_test, body, get_state, set_state, names, opts=None)
     # iterators: a while loop pulling from an iterator resource).
     staged_for = getattr(iterable, "_autograph_staged_for", None)
     if staged_for is not None and func_graph.current() is not None:
+        _refuse_staged_return(opts)
         staged_for(extra_test, body, get_state, set_state, names, opts)
         return
     staged = staging.as_staged_iterable(iterable)
     if staged is not None:
         if not _may_stage(opts, True):
             raise errors.OperatorNotAllowedInGraphError(
-                "Iterating over a symbolic `tf.Tensor` is not allowed: AutoGraph does not "
+                "Iterating over a symbolic `tf.Tensor` is not allowed. AutoGraph does not "
                 "convert a `for` loop with an `else:` clause (as TF). Move the `else:` block "
                 "after the loop, or enable tf.autograph.experimental.Feature.STAGED_PYTHON_LOOPS")
+        _refuse_staged_return(opts)
         staging.stage_loop(None, body, get_state, set_state, names, opts, iterable=staged,
                            extra_test=extra_test)
         return
@@ -141,7 +144,7 @@ def _may_stage(opts, first: bool) -> bool:
 def _refuse_while(opts, first):
     if first:   # a `while ... else:`, which TF leaves unconverted
         raise errors.OperatorNotAllowedInGraphError(
-            "Using a symbolic `tf.Tensor` as a Python `bool` is not allowed: AutoGraph does "
+            "Using a symbolic `tf.Tensor` as a Python `bool` is not allowed. AutoGraph does "
             "not convert a `while` loop with an `else:` clause (as TF). Move the `else:` block "
             "after the loop, or enable tf.autograph.experimental.Feature.STAGED_PYTHON_LOOPS")
     raise NotImplementedError(
@@ -150,6 +153,17 @@ def _refuse_while(opts, first):
         "inside the loop depends on a Tensor condition. In both cases, changing to a TF loop "
         "should remove the error (or enable "
         "tf.autograph.experimental.Feature.STAGED_PYTHON_LOOPS).")
+
+
+def _refuse_staged_return(opts):
+    """TF stages no `return` inside a TensorFlow loop (a tensor condition or iterable);
+    `Feature.STAGED_PYTHON_LOOPS` (extension) stops the loop there and returns the value."""
+    if "return" in opts.get("jumps", ()) and \
+            not trace_state.enabled(Feature.STAGED_PYTHON_LOOPS):
+        raise NotImplementedError(
+            "a return statement cannot be placed inside this TensorFlow loop; this may happen "
+            "if a return statement depends on a static Python condition such as a "
+            "hyperparameter")
 
 
 def _refuse_tensor_exit(opts):

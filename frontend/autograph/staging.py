@@ -285,6 +285,23 @@ def _resolve_undefined(name, tv, fv, g_t, g_f):
     raise ValueError(f"'{name}' must also be initialized in the {missing} branch")
 
 
+def _with_keys_of(before, after, name):
+    """A dict loop value `before` with the keys the body first assigns (seen in `after`, the
+    probe's result) entering the loop as zeros, as TF's undefined loop values do; and the
+    shape invariants for the whole value (None where `before` had the key)."""
+    entry = type(before)(before)
+    for key in after:
+        if key not in before:
+            entry[key] = _zeros_like_value(after[key], None, f"{name}[{key!r}]")
+
+    def invariant(value, new):
+        return nest.map_structure(lambda leaf: TensorShape.from_tuple(
+            _tt_of(_as_tensor(leaf)).shape) if new and _is_tensor_leaf(leaf) else None, value)
+    return entry, type(before)((key, invariant(after[key] if key not in before else value,
+                                               key not in before))
+                               for key, value in entry.items())
+
+
 def _zeros_like_value(v, g, name):
     """A value of `v`'s structure and types (zeros), built in graph `g`; used where a branch
     or the loop entry has no value yet but its result is never observed."""
@@ -319,12 +336,9 @@ def _in_graph(g, v):
 
 def _merge(name, tv, fv, g_t, g_f, outs_t, outs_f):
     if nest.is_nested(tv) or nest.is_nested(fv):
-        if isinstance(tv, dict) and isinstance(fv, dict) and tv.keys() != fv.keys():
-            only_main = [k for k in tv if k not in fv]
-            key, missing = (only_main[0], "else") if only_main else \
-                (next(k for k in fv if k not in tv), "main")
-            raise ValueError(f"'{name}[{key!r}]' must also be initialized in the {missing} "
-                             f"branch")
+        unset = _key_set_on_one_path(name, tv, fv)
+        if unset is not None:
+            raise ValueError(f"'{unset[0]}' must also be initialized in the {unset[1]} branch")
         if not nest.same_structure(tv, fv):
             if isinstance(tv, list) and isinstance(fv, list) and len(tv) != len(fv):
                 raise ValueError(
@@ -338,6 +352,24 @@ def _merge(name, tv, fv, g_t, g_f, outs_t, outs_f):
     leaves = [_merge_leaf(name, a, b, g_t, g_f, outs_t, outs_f)
               for a, b in zip(nest.flatten(tv), nest.flatten(fv))]
     return _NestPlan(tv, leaves)
+
+
+def _key_set_on_one_path(name, tv, fv):
+    """(`name['a']['b']`, the branch lacking it) for the first dict key, at any depth, that
+    only one branch sets; None when both set the same keys."""
+    if not (isinstance(tv, dict) and isinstance(fv, dict)):
+        return None
+    for key in tv:
+        if key not in fv:
+            return f"{name}[{key!r}]", "else"
+    for key in fv:
+        if key not in tv:
+            return f"{name}[{key!r}]", "main"
+    for key in tv:
+        found = _key_set_on_one_path(f"{name}[{key!r}]", tv[key], fv[key])
+        if found is not None:
+            return found
+    return None
 
 
 def _merge_leaf(name, a, b, g_t, g_f, outs_t, outs_f):
@@ -642,8 +674,8 @@ def stage_loop(test, body, get_state, set_state, names, opts, iterable=None, ext
         n_tensor, n_static = iterable.count()
     else:
         n_tensor, n_static = None, _static_int(opts.get("maximum_iterations"))
-    needs_probe = any(is_undefined(v) or v is None for v in init) or any(
-        n in acc and isinstance(v, (list, TensorList)) for n, v in zip(names, init)) or \
+    needs_probe = any(is_undefined(v) or v is None or isinstance(v, dict) for v in init) or \
+        any(n in acc and isinstance(v, (list, TensorList)) for n, v in zip(names, init)) or \
         tensor_array.has_unallocated(init)
     probe_out, cells, deltas = (None, {}, {})
     if needs_probe:
@@ -676,6 +708,8 @@ def stage_loop(test, body, get_state, set_state, names, opts, iterable=None, ext
                     lambda leaf: TensorShape.from_tuple(_tt_of(_as_tensor(leaf)).shape)
                     if _is_tensor_leaf(leaf) else None, p)
                 v = zeros
+        elif isinstance(v, dict) and isinstance(p, dict) and not p.keys() <= v.keys():
+            v, extra_inv[k] = _with_keys_of(v, p, name)
         elif p is not None:
             v = tensor_array.adopt_element_shapes(v, p)
         entry.append(v)

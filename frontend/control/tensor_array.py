@@ -20,10 +20,11 @@ from __future__ import annotations
 from ...ir import dtypes as D
 from ...ir import errors
 from ...ir.registry import TT
-from ...ir.shapes import TensorShape, as_shape
+from ...ir.shapes import TensorShape, as_shape, format_shape
 from . import control_flow
 from ..eager import dispatch
 from ..function import func_graph
+from ..eager.shape_args import traced_value
 from ..eager.tensor import Tensor
 
 
@@ -249,6 +250,40 @@ class TensorArray:
         new = array.tensor_scatter_nd_update(buffer, array.reshape(idx, (-1, 1)), value)
         return this._updated(new, size)
 
+    def split(self, value, lengths, name=None):
+        """Element i becomes the next `lengths[i]` rows of `value`. The buffer holds elements
+        of one shape, so the lengths must be equal: TF's rule under XLA (and its error), which
+        flowjit applies in every mode (README, "Differences from TF")."""
+        array, _ = _ops()
+        value = self._value(value, "Split")
+        sizes = _known_lengths(lengths)
+        if value.shape.rank == 0:   # TF's shape function while tracing, its kernel eagerly
+            if func_graph.current() is not None:
+                raise ValueError("Shape must be at least rank 1 but is rank 0 for "
+                                 "'{{node TensorArraySplit}}'")
+            raise errors.InvalidArgumentError(None, "TensorArraySplit",
+                                              "Expected value to be at least a vector, but "
+                                              "received shape: []")
+        rows, rest = value.shape[0], tuple(value.shape.as_tuple())[1:]
+        if rows is not None and sum(sizes) != rows:
+            raise errors.InvalidArgumentError(
+                None, "TensorArraySplit", f"Expected sum of lengths to be equal to "
+                f"values.shape[0], but sum of lengths is {sum(sizes)} and value's shape is: "
+                f"{format_shape(value.shape.as_tuple())}")
+        if len(set(sizes)) > 1:
+            raise errors.UnimplementedError(None, "TensorArraySplit",
+                                            "All lengths have to be the same")
+        each = sizes[0] if sizes else 0
+        this = self._with(self._buffer) if func_graph.current() is not None else self
+        this._merge_shape(TensorShape.from_tuple((each,) + rest))
+        this._cleared = set()
+        if None in rest:
+            tail = array.shape(value)[1:]
+            shape = array.concat([dispatch.convert_to_tensor([len(sizes), each]), tail], 0)
+        else:
+            shape = (len(sizes), each) + rest
+        return this._updated(array.reshape(value, shape), len(sizes))
+
     # --- reading ---------------------------------------------------------------------------
     def read(self, index, name=None):
         array, _ = _ops()
@@ -314,6 +349,18 @@ class TensorArray:
 
     def mark_used(self):
         return None
+
+
+def _known_lengths(lengths) -> list:
+    """`split`'s lengths as Python ints; they set the array's size, so they must be known
+    while tracing."""
+    if isinstance(lengths, Tensor) or hasattr(lengths, "_as_tensor"):
+        known = traced_value(dispatch.convert_to_tensor(lengths))
+        if known is None or not isinstance(known, tuple) or None in known:
+            raise ValueError(f"TensorArray.split: the lengths must be known while tracing "
+                             f"(they set the array's size); got {lengths!r}")
+        return list(known)
+    return [int(n) for n in lengths]
 
 
 def _arrays(structure) -> list:

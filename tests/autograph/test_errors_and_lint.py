@@ -41,8 +41,8 @@ def test_error_in_branch_shows_user_file_and_line():
     assert (f'File "{FILE}", line {reshape_line}, in reshape_to_three  *\n'
             f'        return tf.reshape(v, [3])') in msg
     # TF's text first and unchanged, then the node it names
-    assert "ValueError: Input to reshape is a tensor with 2 values, but the requested shape " \
-        "has 3 for '{{node reshape}}'" in msg
+    assert "ValueError: Cannot reshape a tensor with 2 elements to shape [3] (3 elements) " \
+        "for '{{node reshape}}'" in msg
     assert "[at " not in msg
     for generated in ("ag__", "if_body", "else_body", "loop_body", "get_state", "<lambda>"):
         assert generated not in msg

@@ -207,7 +207,8 @@ def test_shape_errors_raise_at_trace_time_with_user_line():
     def f(x, y):
         return x + y  # the failing line
 
-    with pytest.raises(ValueError, match=r"Incompatible shapes: \[3\] vs. \[4\] for "
+    # TF 2.21: ValueError "Dimensions must be equal, but are 3 and 4 for '{{node add}} = ..."
+    with pytest.raises(ValueError, match=r"Dimensions must be equal, but are 3 and 4 for "
                                          r"'{{node add}}'") as info:
         f(tf.zeros([3]), tf.zeros([4]))
     assert f'File "{__file__}", line {f.python_function.__code__.co_firstlineno + 2}, in f' \

@@ -10,6 +10,9 @@ import tensorflow as tf
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "tests"))
+sys.path.insert(0, os.path.join(ROOT, "tests", "distributed"))
+import distribution_cases  # noqa: E402
+distribution_cases.split_host(tf)   # before any op starts TF's devices
 import error_text_cases  # noqa: E402
 import program_cases  # noqa: E402
 
@@ -75,7 +78,8 @@ def programs():
 if __name__ == "__main__":
     data = {"tensorflow": tf.__version__, "literal_traces": literal_trace_counts(),
             "concrete_function_calls": concrete_function_calls(), "huge_shapes": huge_shapes(),
-            "error_texts": error_texts(), "programs": programs()}
+            "error_texts": error_texts(), "programs": programs(),
+            "distribution": distribution_cases.run(tf)}
     path = os.path.join(ROOT, "tests", "data", "tf_semantics.json")
     with open(path, "w") as f:
         json.dump(data, f, separators=(",", ":"))

@@ -23,13 +23,19 @@ def get_experimental_options() -> dict:
 
 optimizer = SimpleNamespace(set_experimental_options=set_experimental_options,
                             get_experimental_options=get_experimental_options)
+# TF's older names for logical devices live on in `tf.config.experimental`.
 experimental = SimpleNamespace(set_synchronous_execution=set_synchronous_execution,
                                get_synchronous_execution=get_synchronous_execution,
                                set_strict_retracing=set_strict_retracing,
                                get_strict_retracing=get_strict_retracing,
                                enable_compilation_cache=enable_compilation_cache,
                                disable_compilation_cache=disable_compilation_cache,
-                               compilation_cache_dir=compilation_cache_dir)
+                               compilation_cache_dir=compilation_cache_dir,
+                               set_virtual_device_configuration=set_logical_device_configuration,
+                               get_virtual_device_configuration=get_logical_device_configuration,
+                               VirtualDeviceConfiguration=LogicalDeviceConfiguration,
+                               list_logical_devices=list_logical_devices,
+                               list_physical_devices=list_physical_devices)
 threading = SimpleNamespace(set_intra_op_parallelism_threads=set_intra_op_parallelism_threads,
                             get_intra_op_parallelism_threads=get_intra_op_parallelism_threads)
 del get_experimental_options, set_experimental_options, SimpleNamespace

@@ -1,7 +1,9 @@
 """TF's exception classes (`tf.errors`). They live in `ir` so every layer can raise them.
 
 `OpError(node_def, op, message)` keeps TF's constructor. `user_frame()` finds the first stack
-frame outside flowjit, so every error can name the user's source line.
+frame outside flowjit, so every error can name the user's source line. A message keeps TF's text
+unchanged (code matches on it); the user's line goes beside it: in the "in user code:" block of
+an error raised while tracing (as TF), and as an exception note (`noted`) otherwise.
 """
 from __future__ import annotations
 
@@ -96,3 +98,30 @@ def user_line() -> str | None:
     """`file:line` of the innermost frame outside the flowjit package (None if none is)."""
     f = _user_frame_object(sys._getframe(1))
     return None if f is None else f"{f.f_code.co_filename}:{f.f_lineno}"
+
+
+USER_LINE_NOTE = "raised for the user's code at "
+
+
+def noted(exc: BaseException, from_traceback=False) -> BaseException:
+    """`exc` with the user's source line as a note: Python prints it under the traceback,
+    and `str(exc)` stays TF's message. The line is the caller's, or with `from_traceback` the
+    innermost user frame `exc` passed through. The first note wins; later calls add nothing."""
+    notes = getattr(exc, "__notes__", ())
+    if any(n.startswith(USER_LINE_NOTE) for n in notes) or str(exc).startswith("in user code:"):
+        return exc   # noted already, or AutoGraph's block shows the line
+    where = _traceback_user_frame(exc.__traceback__) if from_traceback else user_frame()
+    if where is not None:
+        exc.add_note(USER_LINE_NOTE + where)
+    return exc
+
+
+def _traceback_user_frame(tb) -> str | None:
+    found = None
+    while tb is not None:
+        code = tb.tb_frame.f_code
+        if _IS_USER_FILE.get(code.co_filename, None) or (
+                code.co_filename not in _IS_USER_FILE and _is_user_file(code.co_filename)):
+            found = f"{code.co_filename}:{tb.tb_lineno} ({code.co_name})"
+        tb = tb.tb_next
+    return found

@@ -61,7 +61,8 @@ def broadcast(a, b):
         elif y is None:
             out.append(x)
         else:
-            raise InferenceError(f"Incompatible shapes: {format_shape(a)} vs. {format_shape(b)}")
+            raise InferenceError(f"Incompatible shapes: {format_shape(a)} vs. {format_shape(b)}",
+                                 graph_message=f"Dimensions must be equal, but are {x} and {y}")
     return tuple(out)
 
 
@@ -109,7 +110,9 @@ def norm_axes(axis, rank: int):
     for a in axis:
         if not -rank <= a < rank:
             raise InferenceError(f"Invalid reduction dimension ({a} for input with {rank} "
-                                 f"dimension(s)")
+                                 f"dimension(s)", graph_message=f"Invalid reduction dimension "
+                                                                f"{a} for input with {rank} "
+                                                                f"dimensions.")
         a %= rank
         if a in out:
             raise InferenceError(f"Invalid reduction arguments: Axes contains duplicate "

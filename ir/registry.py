@@ -47,12 +47,15 @@ class ResourceTT(NamedTuple):
 
 class InferenceError(Exception):
     """Bad input found by an op's inference; dispatch turns it into `error_class` with context
-    (what an eager kernel raises) or, while a graph is built, into `build_error_class`."""
+    (what an eager kernel raises) or, while a graph is built, into `build_error_class`;
+    `graph_message` is the text of TF's shape function when it differs from the kernel's."""
 
-    def __init__(self, message: str, error_class=InvalidArgumentError, dtype_error=False):
+    def __init__(self, message: str, error_class=InvalidArgumentError, dtype_error=False,
+                 graph_message=None):
         super().__init__(message)
         self.error_class = error_class
         self.dtype_error = dtype_error
+        self.graph_message = graph_message or message
 
     @property
     def build_error_class(self):

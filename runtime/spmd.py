@@ -118,6 +118,11 @@ def shards(array) -> list:
     return [np.asarray(s.data) for s in pieces]
 
 
+def device_shards(array) -> list:
+    """The per-device pieces of a sharded array, each left on its device, in device order."""
+    return [s.data for s in sorted(array.addressable_shards, key=lambda s: s.device.id)]
+
+
 def assemble(shape, target, pieces):
     """A sharded array from per-device arrays (already on their devices, of the shard shape:
     the callers built them so, which spares jax's per-call checks)."""

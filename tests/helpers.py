@@ -111,3 +111,9 @@ def finishes(fn, seconds=10.0):
     t.join(seconds)
     assert out, f"{fn} did not finish in {seconds} s"
     return out[0]
+
+
+def shown(exc: BaseException) -> str:
+    """What Python prints of an exception besides its traceback: the message, then its notes
+    (flowjit notes the user's line there, so the message itself stays TF's)."""
+    return "\n".join([str(exc), *getattr(exc, "__notes__", ())])

@@ -4,10 +4,17 @@ checks flowjit against, into tests/data/tf_semantics.json.
 Run with a Python that has TensorFlow: `python tools/record_semantics.py`."""
 import json
 import os
+import sys
 
 import tensorflow as tf
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "tests"))
+sys.path.insert(0, os.path.join(ROOT, "tests", "distributed"))
+import distribution_cases  # noqa: E402
+distribution_cases.split_host(tf)   # before any op starts TF's devices
+import error_text_cases  # noqa: E402
+import program_cases  # noqa: E402
 
 
 def _outcome(fn):
@@ -49,9 +56,30 @@ def huge_shapes():
     return {k: _outcome(fn) for k, fn in cases.items()}
 
 
+def error_texts():
+    """Case name -> mode -> [class, text] (or None when TF accepted the call)."""
+    return {fn.__name__: {mode: error_text_cases.run(tf, fn, mode)
+                          for mode in ("eager", "graph", "xla")}
+            for fn in error_text_cases.cases(tf)}
+
+
+def programs():
+    """Case name -> mode -> outcome, for the TensorArray and AutoGraph programs."""
+    out = {}
+    for name, (fn, value, eager) in program_cases.tensor_array_cases(tf).items():
+        modes = ("eager", "graph", "xla") if eager else ("graph", "xla")
+        out[name] = {m: program_cases.outcome(tf, fn, value, m) for m in modes}
+    for name, (fn, value) in program_cases.autograph_cases(tf).items():
+        out[name] = {m: program_cases.outcome(tf, fn, value, m, strict=strict)
+                     for m, strict in (("graph", False), ("graph_strict", True))}
+    return out
+
+
 if __name__ == "__main__":
     data = {"tensorflow": tf.__version__, "literal_traces": literal_trace_counts(),
-            "concrete_function_calls": concrete_function_calls(), "huge_shapes": huge_shapes()}
+            "concrete_function_calls": concrete_function_calls(), "huge_shapes": huge_shapes(),
+            "error_texts": error_texts(), "programs": programs(),
+            "distribution": distribution_cases.run(tf)}
     path = os.path.join(ROOT, "tests", "data", "tf_semantics.json")
     with open(path, "w") as f:
         json.dump(data, f, separators=(",", ":"))

@@ -86,7 +86,7 @@ class TensorList:
             raise NotImplementedError(
                 f"list '{name}' is appended to inside a TensorFlow loop with elements of "
                 f"shape {_shape_str(tt.shape)}; staging it needs elements of a fully known "
-                f"shape [at {errors.user_frame()}]")
+                f"shape")
         parts = []
         if tensors:
             parts.append(array.stack(tensors))
@@ -189,8 +189,7 @@ class TensorList:
 
     def _probe_tt(self):
         if self.cell.tt is None:
-            raise IndexError(f"list '{self.name}' is read before anything is appended to it "
-                             f"[at {errors.user_frame()}]")
+            raise IndexError(f"list '{self.name}' is read before anything is appended to it")
         return self.cell.tt
 
     def length_value(self):
@@ -205,7 +204,7 @@ class TensorList:
         if self.static_length is None:
             raise TypeError(f"len() of list '{self.name}' is only known when the function "
                             f"runs (it is a staged tensor list); AutoGraph converts `len(l)` "
-                            f"in converted code to a tensor [at {errors.user_frame()}]")
+                            f"in converted code to a tensor")
         return self.static_length
 
     def __getitem__(self, i):
@@ -243,14 +242,14 @@ class TensorList:
                 f"list '{self.name}' is staged as a tensor list (it is appended to inside a "
                 f"TensorFlow loop), and `{self.name}.{attr}()` cannot be staged; only append, "
                 f"indexing, len(), iteration, tf.stack and tf.concat are supported on it. Use "
-                f"a tensor instead [at {errors.user_frame()}]")
+                f"a tensor instead")
         raise AttributeError(attr)
 
     def __setitem__(self, i, v):
         raise NotImplementedError(
             f"list '{self.name}' is staged as a tensor list (it is appended to inside a "
             f"TensorFlow loop); assigning to `{self.name}[...]` cannot be staged. Use "
-            f"tf.tensor_scatter_nd_update on a tensor instead [at {errors.user_frame()}]")
+            f"tf.tensor_scatter_nd_update on a tensor instead")
 
     def __repr__(self):
         n = self.static_length if self.static_length is not None else "?"
@@ -270,20 +269,18 @@ def _convert(x, dtype, name):
         return dispatch.convert_to_tensor(x, dtype=dtype)
     except (TypeError, ValueError) as e:
         raise TypeError(f"list '{name}' is appended to inside a TensorFlow loop, so its "
-                        f"elements must be tensors; {x!r} is not ({e}) "
-                        f"[at {errors.user_frame()}]") from None
+                        f"elements must be tensors; {x!r} is not ({e})") from None
 
 
 def _check_element(name, tt, t):
     if t.dtype is not tt.dtype:
         raise TypeError(f"list '{name}' is staged as a tensor list of {tt.dtype.name} "
-                        f"elements, but a {t.dtype.name} element is appended "
-                        f"[at {errors.user_frame()}]")
+                        f"elements, but a {t.dtype.name} element is appended")
     shape = t.shape.as_tuple() if t.shape.rank is not None else None
     if not TensorShape.from_tuple(tt.shape).is_compatible_with(TensorShape.from_tuple(shape)):
         raise ValueError(f"list '{name}' is staged as a tensor list of elements of shape "
                          f"{_shape_str(tt.shape)}, but an element of shape "
-                         f"{_shape_str(shape)} is appended [at {errors.user_frame()}]")
+                         f"{_shape_str(shape)} is appended")
 
 
 def concat_list(lst: TensorList, axis):

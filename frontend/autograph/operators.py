@@ -86,6 +86,7 @@ def while_stmt(test, body, get_state, set_state, names, opts=None):
         if staging.is_symbolic(c):
             if not _may_stage(opts, first):
                 _refuse_while(opts, first)
+            _refuse_staged_return(opts)
             stateful = g.last_stateful is not last_stateful
             staging.stage_loop(test, body, get_state, set_state, names, opts,
                                stateful_test=c if stateful else None)
@@ -105,16 +106,17 @@ def for_stmt(iterable, extra_test, body, get_state, set_state, names, opts=None)
     # iterators: a while loop pulling from an iterator resource).
     staged_for = getattr(iterable, "_autograph_staged_for", None)
     if staged_for is not None and func_graph.current() is not None:
+        _refuse_staged_return(opts)
         staged_for(extra_test, body, get_state, set_state, names, opts)
         return
     staged = staging.as_staged_iterable(iterable)
     if staged is not None:
         if not _may_stage(opts, True):
             raise errors.OperatorNotAllowedInGraphError(
-                f"Iterating over a symbolic `tf.Tensor` is not allowed: AutoGraph does not "
-                f"convert a `for` loop with an `else:` clause (as TF) [at "
-                f"{errors.user_frame()}]. Move the `else:` block after the loop, or enable "
-                f"tf.autograph.experimental.Feature.STAGED_PYTHON_LOOPS")
+                "Iterating over a symbolic `tf.Tensor` is not allowed. AutoGraph does not "
+                "convert a `for` loop with an `else:` clause (as TF). Move the `else:` block "
+                "after the loop, or enable tf.autograph.experimental.Feature.STAGED_PYTHON_LOOPS")
+        _refuse_staged_return(opts)
         staging.stage_loop(None, body, get_state, set_state, names, opts, iterable=staged,
                            extra_test=extra_test)
         return
@@ -142,29 +144,39 @@ def _may_stage(opts, first: bool) -> bool:
 def _refuse_while(opts, first):
     if first:   # a `while ... else:`, which TF leaves unconverted
         raise errors.OperatorNotAllowedInGraphError(
-            f"Using a symbolic `tf.Tensor` as a Python `bool` is not allowed: AutoGraph does "
-            f"not convert a `while` loop with an `else:` clause (as TF) [at "
-            f"{errors.user_frame()}]. Move the `else:` block after the loop, or enable "
-            f"tf.autograph.experimental.Feature.STAGED_PYTHON_LOOPS")
+            "Using a symbolic `tf.Tensor` as a Python `bool` is not allowed. AutoGraph does "
+            "not convert a `while` loop with an `else:` clause (as TF). Move the `else:` block "
+            "after the loop, or enable tf.autograph.experimental.Feature.STAGED_PYTHON_LOOPS")
     raise NotImplementedError(
-        f"The condition of while loop started as non-Tensor, then changed to Tensor. This may "
-        f"happen either because variables changed type, or when a break or return statement "
-        f"inside the loop depends on a Tensor condition. In both cases, changing to a TF loop "
-        f"should remove the error [at {errors.user_frame()}] (or enable "
-        f"tf.autograph.experimental.Feature.STAGED_PYTHON_LOOPS).")
+        "The condition of while loop started as non-Tensor, then changed to Tensor. This may "
+        "happen either because variables changed type, or when a break or return statement "
+        "inside the loop depends on a Tensor condition. In both cases, changing to a TF loop "
+        "should remove the error (or enable "
+        "tf.autograph.experimental.Feature.STAGED_PYTHON_LOOPS).")
+
+
+def _refuse_staged_return(opts):
+    """TF stages no `return` inside a TensorFlow loop (a tensor condition or iterable);
+    `Feature.STAGED_PYTHON_LOOPS` (extension) stops the loop there and returns the value."""
+    if "return" in opts.get("jumps", ()) and \
+            not trace_state.enabled(Feature.STAGED_PYTHON_LOOPS):
+        raise NotImplementedError(
+            "a return statement cannot be placed inside this TensorFlow loop; this may happen "
+            "if a return statement depends on a static Python condition such as a "
+            "hyperparameter")
 
 
 def _refuse_tensor_exit(opts):
     if "return" in opts.get("jumps", ()):
         # TF meets this as the `if` around the `return`: only one branch returns
-        raise ValueError(f"the else branch must also have a return statement. [at "
-                         f"{errors.user_frame()}]: a `return` that depends on a tensor inside "
-                         f"a Python `for` loop (enable tf.autograph.experimental.Feature."
-                         f"STAGED_PYTHON_LOOPS to stage it)")
+        raise ValueError("the else branch must also have a return statement. A "
+                         "`return` that depends on a tensor inside "
+                         "a Python `for` loop (enable tf.autograph.experimental.Feature."
+                         "STAGED_PYTHON_LOOPS to stage it)")
     raise NotImplementedError(
-        f"break and return statements which depend on a TF condition are not supported in "
-        f"Python for loops. Did you intend to make it a TF loop? [at {errors.user_frame()}] "
-        f"(or enable tf.autograph.experimental.Feature.STAGED_PYTHON_LOOPS)")
+        "break and return statements which depend on a TF condition are not supported in "
+        "Python for loops. Did you intend to make it a TF loop? "
+        "(or enable tf.autograph.experimental.Feature.STAGED_PYTHON_LOOPS)")
 
 
 # --- statements and lists ---------------------------------------------------------------------
@@ -178,7 +190,7 @@ def assert_stmt(cond, msg_fn):
         c = cond
         if c.shape.rank:
             c = reduce_all(c)
-        data = [msg] if msg is not None else [f"Assertion failed [at {errors.user_frame()}]"]
+        data = [msg] if msg is not None else ["Assertion failed"]
         Assert(c, data)
         return None
     if not cond:
@@ -257,7 +269,7 @@ def len_(x):
     if staging.is_symbolic(x):
         shape = x.shape
         if shape.rank == 0:
-            raise TypeError(f"len() of a scalar tensor [at {errors.user_frame()}]")
+            raise TypeError("len() of a scalar tensor")
         if shape.rank is not None and shape.as_tuple()[0] is not None:
             return shape.as_tuple()[0]
         from ..ops.array import shape as tf_shape
@@ -296,8 +308,8 @@ def zip_(*iterables):
                                                      staging.Enumerate)) for i in iterables):
         staged = [staging.as_staged_iterable(i) for i in iterables]
         if any(s is None for s in staged):
-            raise TypeError(f"zip() of tensors and Python iterables cannot be staged; convert "
-                            f"the Python ones to tensors [at {errors.user_frame()}]")
+            raise TypeError("zip() of tensors and Python iterables cannot be staged; convert "
+                            "the Python ones to tensors")
         return staging.Zip(staged)
     return builtins.zip(*iterables)
 

@@ -88,7 +88,7 @@ def lists_staged() -> bool:
 def inaccessible(name, region):
     return InaccessibleTensorError(
         f"list '{name}' gets a tensor appended inside a staged {region}: the tensor is out of "
-        f"scope after it and cannot be used here (as in TF) [at {errors.user_frame()}]. Use "
+        f"scope after it and cannot be used here (as in TF). Use "
         f"return values or a tf.TensorArray, or enable tf.autograph.experimental.Feature.LISTS "
         f"to stage the list")
 
@@ -126,8 +126,7 @@ def _pred_tensor(pred, construct):
     shape = t._tt.shape
     if t.dtype is not D.bool_ or (shape is not None and len(shape)):
         raise TypeError(f"The condition of {construct} must be a scalar bool tensor, got "
-                        f"{t.dtype.name} tensor of shape {_shape_str(shape)} "
-                        f"[at {errors.user_frame()}]")
+                        f"{t.dtype.name} tensor of shape {_shape_str(shape)}")
     return t
 
 
@@ -250,6 +249,7 @@ def _join(outer, pred, names, init, branches, kind, dead=()):
         if is_undefined(tv) and is_undefined(fv):
             plans.append(_Const(tv))
             continue
+        tv, fv = tensor_array.allocate_alike(tv, fv, g_t, g_f)
         plans.append(_merge(name, tv, fv, g_t, g_f, outs_t, outs_f))
     stateful = g_t.stateful or g_f.stateful
     if not outs_t and not stateful:
@@ -285,6 +285,23 @@ def _resolve_undefined(name, tv, fv, g_t, g_f):
     raise ValueError(f"'{name}' must also be initialized in the {missing} branch")
 
 
+def _with_keys_of(before, after, name):
+    """A dict loop value `before` with the keys the body first assigns (seen in `after`, the
+    probe's result) entering the loop as zeros, as TF's undefined loop values do; and the
+    shape invariants for the whole value (None where `before` had the key)."""
+    entry = type(before)(before)
+    for key in after:
+        if key not in before:
+            entry[key] = _zeros_like_value(after[key], None, f"{name}[{key!r}]")
+
+    def invariant(value, new):
+        return nest.map_structure(lambda leaf: TensorShape.from_tuple(
+            _tt_of(_as_tensor(leaf)).shape) if new and _is_tensor_leaf(leaf) else None, value)
+    return entry, type(before)((key, invariant(after[key] if key not in before else value,
+                                               key not in before))
+                               for key, value in entry.items())
+
+
 def _zeros_like_value(v, g, name):
     """A value of `v`'s structure and types (zeros), built in graph `g`; used where a branch
     or the loop entry has no value yet but its result is never observed."""
@@ -296,7 +313,7 @@ def _zeros_like_value(v, g, name):
             if tt.shape is None:
                 raise NotImplementedError(
                     f"'{name}' has no value on some path and its shape is unknown; "
-                    f"define it before the if/loop [at {errors.user_frame()}]")
+                    f"define it before the if/loop")
             return array.zeros(tuple(0 if d is None else d for d in tt.shape), tt.dtype)
         if isinstance(leaf, bool):
             return False
@@ -305,7 +322,7 @@ def _zeros_like_value(v, g, name):
         if leaf is None or isinstance(leaf, str):
             return leaf
         raise NotImplementedError(f"'{name}' has no value on some path; define it before "
-                                  f"the if/loop [at {errors.user_frame()}]")
+                                  f"the if/loop")
     if g is None:
         return nest.map_structure(zero, v)
     with func_graph.as_default(g):
@@ -319,12 +336,9 @@ def _in_graph(g, v):
 
 def _merge(name, tv, fv, g_t, g_f, outs_t, outs_f):
     if nest.is_nested(tv) or nest.is_nested(fv):
-        if isinstance(tv, dict) and isinstance(fv, dict) and tv.keys() != fv.keys():
-            only_main = [k for k in tv if k not in fv]
-            key, missing = (only_main[0], "else") if only_main else \
-                (next(k for k in fv if k not in tv), "main")
-            raise ValueError(f"'{name}[{key!r}]' must also be initialized in the {missing} "
-                             f"branch")
+        unset = _key_set_on_one_path(name, tv, fv)
+        if unset is not None:
+            raise ValueError(f"'{unset[0]}' must also be initialized in the {unset[1]} branch")
         if not nest.same_structure(tv, fv):
             if isinstance(tv, list) and isinstance(fv, list) and len(tv) != len(fv):
                 raise ValueError(
@@ -338,6 +352,24 @@ def _merge(name, tv, fv, g_t, g_f, outs_t, outs_f):
     leaves = [_merge_leaf(name, a, b, g_t, g_f, outs_t, outs_f)
               for a, b in zip(nest.flatten(tv), nest.flatten(fv))]
     return _NestPlan(tv, leaves)
+
+
+def _key_set_on_one_path(name, tv, fv):
+    """(`name['a']['b']`, the branch lacking it) for the first dict key, at any depth, that
+    only one branch sets; None when both set the same keys."""
+    if not (isinstance(tv, dict) and isinstance(fv, dict)):
+        return None
+    for key in tv:
+        if key not in fv:
+            return f"{name}[{key!r}]", "else"
+    for key in fv:
+        if key not in tv:
+            return f"{name}[{key!r}]", "main"
+    for key in tv:
+        found = _key_set_on_one_path(f"{name}[{key!r}]", tv[key], fv[key])
+        if found is not None:
+            return found
+    return None
 
 
 def _merge_leaf(name, a, b, g_t, g_f, outs_t, outs_f):
@@ -516,7 +548,7 @@ class TensorIter(_Iterable):
     def count(self):
         shape = self.t.shape
         if shape.rank == 0:
-            raise TypeError(f"Cannot iterate over a scalar tensor [at {errors.user_frame()}]")
+            raise TypeError("Cannot iterate over a scalar tensor")
         n = shape.as_tuple()[0] if shape.rank is not None else None
         if n is not None:
             return dispatch.convert_to_tensor(n, dtype=D.int32), n
@@ -629,10 +661,10 @@ def stage_loop(test, body, get_state, set_state, names, opts, iterable=None, ext
     for name, v in zip(names, init):
         if isinstance(v, UndefinedReturnValue) and not v.always:
             raise NotImplementedError(
-                f"a return statement inside this TensorFlow loop needs a return on every path "
-                f"after the loop too: when the loop ends without returning, the function would "
-                f"return None, and a traced function cannot decide that at run time. Add a "
-                f"`return` after the loop [at {errors.user_frame()}]")
+                "a return statement inside this TensorFlow loop needs a return on every path "
+                "after the loop too: when the loop ends without returning, the function would "
+                "return None, and a traced function cannot decide that at run time. Add a "
+                "`return` after the loop")
     acc = set(opts.get("accumulators", ()))
     if acc and not lists_staged():
         appended = [n for n, v in zip(names, init) if n in acc and isinstance(v, list)]
@@ -642,8 +674,8 @@ def stage_loop(test, body, get_state, set_state, names, opts, iterable=None, ext
         n_tensor, n_static = iterable.count()
     else:
         n_tensor, n_static = None, _static_int(opts.get("maximum_iterations"))
-    needs_probe = any(is_undefined(v) or v is None for v in init) or any(
-        n in acc and isinstance(v, (list, TensorList)) for n, v in zip(names, init)) or \
+    needs_probe = any(is_undefined(v) or v is None or isinstance(v, dict) for v in init) or \
+        any(n in acc and isinstance(v, (list, TensorList)) for n, v in zip(names, init)) or \
         tensor_array.has_unallocated(init)
     probe_out, cells, deltas = (None, {}, {})
     if needs_probe:
@@ -676,6 +708,8 @@ def stage_loop(test, body, get_state, set_state, names, opts, iterable=None, ext
                     lambda leaf: TensorShape.from_tuple(_tt_of(_as_tensor(leaf)).shape)
                     if _is_tensor_leaf(leaf) else None, p)
                 v = zeros
+        elif isinstance(v, dict) and isinstance(p, dict) and not p.keys() <= v.keys():
+            v, extra_inv[k] = _with_keys_of(v, p, name)
         elif p is not None:
             v = tensor_array.adopt_element_shapes(v, p)
         entry.append(v)
@@ -747,7 +781,7 @@ def _body_state(get_state):
     except NameError as e:
         raise ValueError(f"'{e.name}' is deleted in the loop body, but the next iteration (or "
                          f"the code after the loop) uses it: a TensorFlow loop must carry "
-                         f"a value for it [at {errors.user_frame()}]") from None
+                         f"a value for it") from None
 
 
 def _under_xla() -> bool:
@@ -847,7 +881,7 @@ class _LoopSpec:
         if missing:
             raise ValueError(f"set_loop_options: a tensor in shape_invariants is not a loop "
                              f"variable of this loop (loop variables: "
-                             f"{', '.join(self.names) or 'none'}) [at {errors.user_frame()}]")
+                             f"{', '.join(self.names) or 'none'})")
 
     def unflatten(self, flat, owner, frame=None, trips=None):
         vals = []

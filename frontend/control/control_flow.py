@@ -34,8 +34,7 @@ def _to_tensor(x, what: str):
     try:
         return dispatch.convert_to_tensor(x)
     except (TypeError, ValueError) as e:
-        raise TypeError(f"{what}: {x!r} is not convertible to a tensor ({e}) "
-                        f"[at {errors.user_frame()}]") from None
+        raise TypeError(f"{what}: {x!r} is not convertible to a tensor ({e})") from None
 
 
 def _trace_fn(outer: FuncGraph, fn, args, name: str, arg_tts=()):
@@ -77,15 +76,14 @@ def _merge_types(name: str, branch_names, flats) -> list:
         if len(f) != n:
             raise ValueError(f"{name}: {branch_names[0]} and {bn} must have the same number, "
                              f"type, and overall structure of return values "
-                             f"({n} vs {len(f)} tensors) [at {errors.user_frame()}]")
+                             f"({n} vs {len(f)} tensors)")
     out = []
     for i in range(n):
         tts = [f[i]._tt for f in flats]
         for bn, t in zip(branch_names[1:], tts[1:]):
             if t.dtype is not tts[0].dtype:
                 raise TypeError(f"{name}: output {i} of {branch_names[0]} has dtype "
-                                f"{tts[0].dtype.name} but {bn} returns {t.dtype.name} "
-                                f"[at {errors.user_frame()}]")
+                                f"{tts[0].dtype.name} but {bn} returns {t.dtype.name}")
         shape = TensorShape.from_tuple(tts[0].shape)
         for t in tts[1:]:
             shape = shape.most_specific_compatible_shape(TensorShape.from_tuple(t.shape))
@@ -104,8 +102,7 @@ def cond(pred, true_fn=None, false_fn=None, name=None):
     pred = _to_tensor(pred, "cond predicate")
     if pred.dtype is not D.bool_ or (pred._tt.shape is not None and len(pred._tt.shape)):
         raise TypeError(f"cond: pred must be a scalar bool tensor, got "
-                        f"{pred.dtype.name}{list(pred.shape) if pred.shape else ''} "
-                        f"[at {errors.user_frame()}]")
+                        f"{pred.dtype.name}{list(pred.shape) if pred.shape else ''}")
     return _build_branches(g, "cond", pred, [true_fn, false_fn], ["true_fn", "false_fn"], name)
 
 
@@ -130,7 +127,7 @@ def switch_case(branch_index, branch_fns, default=None, name=None):
     idx = _to_tensor(branch_index, "switch_case branch_index")
     if idx.dtype is not D.int32 or (idx._tt.shape is not None and len(idx._tt.shape)):
         raise TypeError(f"switch_case: branch_index must be a scalar int32 tensor, got "
-                        f"{idx.dtype.name} [at {errors.user_frame()}]")
+                        f"{idx.dtype.name}")
     names = [f"branch_{i}" for i in range(len(fns))]
     return _build_branches(g, "case", idx, fns, names, name)
 
@@ -160,12 +157,11 @@ def case(pred_fn_pairs, default=None, exclusive=False, strict=False, name="case"
         from ..ops.logging import Assert
         count = reduce.reduce_sum(flags)
         if exclusive:
-            Assert(math.less_equal(count, 1), [f"Input error: exclusive=True: more than 1 "
-                                               f"conditions evaluated as True [at "
-                                               f"{errors.user_frame()}]", *preds])
+            Assert(math.less_equal(count, 1), ["Input error: exclusive=True: more than 1 "
+                                               "conditions evaluated as True", *preds])
         if default is None:
-            Assert(math.greater(count, 0), [f"Input error: None of conditions evaluated as "
-                                            f"True [at {errors.user_frame()}]", *preds])
+            Assert(math.greater(count, 0), ["Input error: None of conditions evaluated as "
+                                            "True", *preds])
     return switch_case(index, fns if default is None else fns + [default], name=name)
 
 
@@ -188,13 +184,11 @@ def _case_pairs(pred_fn_pairs):
         raise ValueError("tf.case: pred_fn_pairs must not be empty")
     for pred, fn in pairs:
         if not isinstance(pred, Tensor):
-            raise TypeError(f"pred must be a Tensor, got: {pred!r} [at {errors.user_frame()}]")
+            raise TypeError(f"pred must be a Tensor, got: {pred!r}")
         if pred.dtype is not D.bool_:
-            raise TypeError(f"pred must be Tensor of type bool: {pred!r} "
-                            f"[at {errors.user_frame()}]")
+            raise TypeError(f"pred must be Tensor of type bool: {pred!r}")
         if not callable(fn):
-            raise TypeError(f"fn for pred {pred!r} must be callable. "
-                            f"[at {errors.user_frame()}]")
+            raise TypeError(f"fn for pred {pred!r} must be callable.")
     return pairs
 
 
@@ -204,11 +198,10 @@ def _check_case(truth, preds, default, exclusive):
     if exclusive and sum(truth) > 1:
         raise errors.InvalidArgumentError(
             None, "case", f"Input error: exclusive=True: more than 1 conditions evaluated as "
-            f"True:\n{shown} [at {errors.user_frame()}]")
+            f"True:\n{shown}")
     if default is None and not any(truth):
         raise errors.InvalidArgumentError(
-            None, "case", f"Input error: None of conditions evaluated as True:\n{shown} "
-            f"[at {errors.user_frame()}]")
+            None, "case", f"Input error: None of conditions evaluated as True:\n{shown}")
 
 
 def _build_branches(g, op, selector, fns, names, name):
@@ -218,7 +211,7 @@ def _build_branches(g, op, selector, fns, names, name):
         if not nest.same_structure(structures[0], s):
             raise ValueError(f"{op}: {names[0]} and {bn} must have the same number, type, and "
                              f"overall structure of return values; got {structures[0]!r} and "
-                             f"{s!r} [at {errors.user_frame()}]")
+                             f"{s!r}")
     out_types = _merge_types(op, names, [t[2] for t in traced])
     graphs = [t[0] for t in traced]
     outs = add_branch_node(g, op, selector, graphs, out_types, name=name)
@@ -279,8 +272,7 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
     invariants = [None] * len(flat) if shape_invariants is None else \
         nest.flatten(shape_invariants if not single else [shape_invariants])
     if len(invariants) != len(flat):
-        raise ValueError(f"while_loop: shape_invariants must match the structure of loop_vars "
-                         f"[at {errors.user_frame()}]")
+        raise ValueError("while_loop: shape_invariants must match the structure of loop_vars")
     tts = []
     for path, v, inv in zip(paths, flat, invariants):
         shape = v.shape.as_tuple()   # an eager tensor (captured later) has no _tt
@@ -289,7 +281,7 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
             if not inv.is_compatible_with(TensorShape.from_tuple(shape)):
                 raise ValueError(f"while_loop: loop variable loop_vars{path} has shape "
                                  f"{TensorShape.from_tuple(shape)}, not compatible with its "
-                                 f"shape invariant {inv} [at {errors.user_frame()}]")
+                                 f"shape invariant {inv}")
             shape = inv.as_tuple()
         tts.append(TT(v.dtype, shape))
 
@@ -354,28 +346,26 @@ def _while_node(g, wcond, wbody, full, flat, tts, paths, structure, name, max_it
     if len(cflat) != 1 or cflat[0].dtype is not D.bool_ or (
             cflat[0]._tt.shape is not None and len(cflat[0]._tt.shape)):
         raise TypeError(f"while_loop: cond must return a scalar bool tensor, got "
-                        f"{[str(t._tt) for t in cflat]} [at {errors.user_frame()}]")
+                        f"{[str(t._tt) for t in cflat]}")
     if cg.stateful:
         raise errors.UnimplementedError(None, "while", "while_loop: side effects (variable "
                                         "updates, print, assert) in `cond` are not supported; "
-                                        f"move them into `body` [at {errors.user_frame()}]")
+                                        "move them into `body`")
     bg, bout, bflat = _trace_fn(g, wbody, full, "body", tts)
     if not nest.same_structure(full, bout):
         raise ValueError(f"while_loop: body must return the same structure as loop_vars; "
-                         f"loop_vars {structure!r}, body returned {bout!r} "
-                         f"[at {errors.user_frame()}]")
+                         f"loop_vars {structure!r}, body returned {bout!r}")
     for path, tt, out in zip(paths, tts, bflat):
         if out.dtype is not tt.dtype:
             raise TypeError(f"while_loop: loop variable loop_vars{path} enters the loop as "
-                            f"{tt.dtype.name} but body returns {out.dtype.name} "
-                            f"[at {errors.user_frame()}]")
+                            f"{tt.dtype.name} but body returns {out.dtype.name}")
         if not is_subshape(out._tt.shape, tt.shape):
             raise ValueError(
                 f"while_loop: input tensor loop_vars{path} enters the loop with shape "
                 f"{TensorShape.from_tuple(tt.shape)}, but has shape "
                 f"{TensorShape.from_tuple(out._tt.shape)} after one iteration. To allow the "
                 f"shape to vary across iterations, use the `shape_invariants` argument of "
-                f"tf.while_loop to specify a less-specific shape [at {errors.user_frame()}]")
+                f"tf.while_loop to specify a less-specific shape")
     operands = [g.capture(t) for t in flat]
     sources = list(flat)   # what a tape tracks: an eager loop value, not its capture
     _link_captures(g, [cg, bg], operands, sources)

@@ -25,17 +25,14 @@ def _elems(elems, opname):
     array, _ = _ops()
     flat = [dispatch.convert_to_tensor(e) for e in nest.flatten(elems)]
     if not flat:
-        raise ValueError(f"{opname}: elems must hold at least one tensor [at "
-                         f"{errors.user_frame()}]")
+        raise ValueError(f"{opname}: elems must hold at least one tensor")
     first = TensorShape(None)
     for t in flat:
         if t.shape.rank == 0:
-            raise ValueError(f"Elements in elems must be 1+ dimensional Tensors, not scalars "
-                             f"[at {errors.user_frame()}]")
+            raise ValueError("Elements in elems must be 1+ dimensional Tensors, not scalars")
         dim = TensorShape(None) if t.shape.rank is None else TensorShape([t.shape[0]])
         if not first.is_compatible_with(dim):
-            raise ValueError(f"Dimensions {first[0]} and {dim[0]} are not compatible [at "
-                             f"{errors.user_frame()}]")
+            raise ValueError(f"Dimensions {first[0]} and {dim[0]} are not compatible")
         first = first.merge_with(dim)
     n = first[0] if first.rank else None
     return flat, (n if n is not None else array.shape(flat[0])[0])
@@ -83,8 +80,7 @@ def map_fn(fn, elems, dtype=None, parallel_iterations=None, back_prop=True,
         outs = nest.flatten(out)
         if len(outs) != len(tas) or not _same_nest(structure, out):
             raise ValueError(f"map_fn: fn returned {out!r}, which does not match the "
-                             f"structure of fn_output_signature {structure!r} [at "
-                             f"{errors.user_frame()}]")
+                             f"structure of fn_output_signature {structure!r}")
         return [ta.write(i, v) for ta, v in zip(tas, outs)]
 
     tas = _loop(body, arrays, n, 0)
@@ -101,8 +97,8 @@ def _initial(elems, initializer, flat, n, reverse, opname):
     if initializer is not None:
         return initializer, 0
     if isinstance(n, int) and n == 0:
-        raise errors.OutOfRangeError(None, opname, f"Tried to read from index 0 but array size "
-                                     f"is: 0 [at {errors.user_frame()}]")
+        raise errors.OutOfRangeError(None, opname, "Tried to read from index 0 but array size "
+                                     "is: 0")
     return nest.pack_sequence_as(elems, _row(flat, 0, n, reverse)), 1
 
 

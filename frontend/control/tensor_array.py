@@ -20,20 +20,17 @@ from __future__ import annotations
 from ...ir import dtypes as D
 from ...ir import errors
 from ...ir.registry import TT
-from ...ir.shapes import TensorShape, as_shape
+from ...ir.shapes import TensorShape, as_shape, format_shape
 from . import control_flow
 from ..eager import dispatch
 from ..function import func_graph
+from ..eager.shape_args import traced_value
 from ..eager.tensor import Tensor
 
 
 def _ops():
     from ..ops import array, math
     return array, math
-
-
-def _where() -> str:
-    return f"[at {errors.user_frame()}]"
 
 
 class TensorArray:
@@ -49,7 +46,7 @@ class TensorArray:
         self._element_shape = TensorShape(None) if element_shape is None else \
             as_shape(element_shape)
         if size is None:
-            raise ValueError(f"TensorArray: size must be given {_where()}")
+            raise ValueError("TensorArray: size must be given")
         static = control_flow._static_int(size)
         self._size = static if static is not None else \
             dispatch.convert_to_tensor(size, dtype=D.int32)
@@ -146,12 +143,11 @@ class TensorArray:
             verb = {"write": "Writing to", "read": "Reading from"}[what]
             raise errors.OutOfRangeError(None, f"TensorArray{what.title()}",
                                          f"{verb} negative indices (index {static}) is not "
-                                         f"allowed. {_where()}")
+                                         f"allowed.")
         t = dispatch.convert_to_tensor(index, dtype=D.int32) if not isinstance(index, Tensor) \
             else index
         if t.dtype is not D.int32:
-            raise TypeError(f"TensorArray.{what}: index must be int32, got {t.dtype.name} "
-                            f"{_where()}")
+            raise TypeError(f"TensorArray.{what}: index must be int32, got {t.dtype.name}")
         return t, static
 
     def _check_write(self, static):
@@ -163,10 +159,10 @@ class TensorArray:
         if func_graph.current() is None:
             raise errors.OutOfRangeError(None, "TensorArrayWrite",
                                          f"Tried to write to index {static} but array is not "
-                                         f"resizeable and size is: {self._size} {_where()}")
+                                         f"resizeable and size is: {self._size}")
         raise errors.InvalidArgumentError(None, "TensorArrayWrite",
                                           f"Trying to modify element {static} in a list with "
-                                          f"{self._size} elements. {_where()}")
+                                          f"{self._size} elements.")
 
     def _value(self, value, what):
         if isinstance(value, Tensor) or hasattr(value, "_as_tensor"):
@@ -174,7 +170,7 @@ class TensorArray:
             if t.dtype is not self._dtype:
                 raise errors.InvalidArgumentError(
                     None, f"TensorArray{what}", f"TensorArray dtype is {self._dtype.name} but "
-                    f"Op is trying to write dtype {t.dtype.name} {_where()}")
+                    f"Op is trying to write dtype {t.dtype.name}")
             return t
         return dispatch.convert_to_tensor(value, dtype=self._dtype)
 
@@ -183,9 +179,9 @@ class TensorArray:
         if not self._element_shape.is_compatible_with(shape):
             if func_graph.current() is None:
                 raise ValueError(f"Incompatible shape for value ({shape}), expected "
-                                 f"({self._element_shape}) {_where()}")
+                                 f"({self._element_shape})")
             raise ValueError(f"Inconsistent shapes: saw {shape} but expected "
-                             f"{self._element_shape} {_where()}")
+                             f"{self._element_shape}")
         if self._infer_shape or self._element_shape.rank is None:
             self._element_shape = self._element_shape.merge_with(shape)
 
@@ -196,8 +192,7 @@ class TensorArray:
         if not self._element_shape.is_fully_defined():
             raise ValueError(f"TensorArray: nothing was written and the element shape "
                              f"{self._element_shape} is not fully defined, so the array has "
-                             f"no value yet; write to it first or pass element_shape= "
-                             f"{_where()}")
+                             f"no value yet; write to it first or pass element_shape=")
         return self._zeros(self._size)
 
     # --- writing ---------------------------------------------------------------------------
@@ -226,7 +221,7 @@ class TensorArray:
         """Rows of `value` become the elements (the size becomes value's first dimension)."""
         value = self._value(value, "Unstack")
         if value.shape.rank == 0:
-            raise ValueError(f"Argument `axis` = 0 not in range [0, 0) {_where()}")
+            raise ValueError("Argument `axis` = 0 not in range [0, 0)")
         self._merge_shape(TensorShape.from_tuple(tuple(value.shape.as_tuple())[1:]))
         array, _ = _ops()
         n = value.shape[0]
@@ -255,6 +250,40 @@ class TensorArray:
         new = array.tensor_scatter_nd_update(buffer, array.reshape(idx, (-1, 1)), value)
         return this._updated(new, size)
 
+    def split(self, value, lengths, name=None):
+        """Element i becomes the next `lengths[i]` rows of `value`. The buffer holds elements
+        of one shape, so the lengths must be equal: TF's rule under XLA (and its error), which
+        flowjit applies in every mode (README, "Differences from TF")."""
+        array, _ = _ops()
+        value = self._value(value, "Split")
+        sizes = _known_lengths(lengths)
+        if value.shape.rank == 0:   # TF's shape function while tracing, its kernel eagerly
+            if func_graph.current() is not None:
+                raise ValueError("Shape must be at least rank 1 but is rank 0 for "
+                                 "'{{node TensorArraySplit}}'")
+            raise errors.InvalidArgumentError(None, "TensorArraySplit",
+                                              "Expected value to be at least a vector, but "
+                                              "received shape: []")
+        rows, rest = value.shape[0], tuple(value.shape.as_tuple())[1:]
+        if rows is not None and sum(sizes) != rows:
+            raise errors.InvalidArgumentError(
+                None, "TensorArraySplit", f"Expected sum of lengths to be equal to "
+                f"values.shape[0], but sum of lengths is {sum(sizes)} and value's shape is: "
+                f"{format_shape(value.shape.as_tuple())}")
+        if len(set(sizes)) > 1:
+            raise errors.UnimplementedError(None, "TensorArraySplit",
+                                            "All lengths have to be the same")
+        each = sizes[0] if sizes else 0
+        this = self._with(self._buffer) if func_graph.current() is not None else self
+        this._merge_shape(TensorShape.from_tuple((each,) + rest))
+        this._cleared = set()
+        if None in rest:
+            tail = array.shape(value)[1:]
+            shape = array.concat([dispatch.convert_to_tensor([len(sizes), each]), tail], 0)
+        else:
+            shape = (len(sizes), each) + rest
+        return this._updated(array.reshape(value, shape), len(sizes))
+
     # --- reading ---------------------------------------------------------------------------
     def read(self, index, name=None):
         array, _ = _ops()
@@ -263,19 +292,18 @@ class TensorArray:
             if static >= self._rows():
                 raise errors.OutOfRangeError(None, "TensorArrayRead",
                                              f"Tried to read from index {static} but array "
-                                             f"size is: {self._rows()} {_where()}")
+                                             f"size is: {self._rows()}")
             if self._clear_after_read:
                 if static in self._cleared:
                     raise errors.InvalidArgumentError(
                         None, "TensorArrayRead",
                         f"Could not read index {static} twice because it was cleared after "
-                        f"a previous read (perhaps try setting clear_after_read = false?) "
-                        f"{_where()}")
+                        f"a previous read (perhaps try setting clear_after_read = false?)")
                 self._cleared.add(static)
         elif static is not None and isinstance(self._rows(), int) and static >= self._rows():
             raise errors.InvalidArgumentError(None, "TensorArrayRead",
                                               f"Trying to access element {static} in a list "
-                                              f"with {self._rows()} elements. {_where()}")
+                                              f"with {self._rows()} elements.")
         return _rows_of(self._allocated(), idx)
 
     def gather(self, indices, name=None):
@@ -286,7 +314,7 @@ class TensorArray:
                 if not 0 <= i < self._rows():
                     raise errors.OutOfRangeError(None, "TensorArrayGather",
                                                  f"Tried to read from index {i} but array "
-                                                 f"size is: {self._rows()} {_where()}")
+                                                 f"size is: {self._rows()}")
         return _rows_of(self._allocated(), idx)
 
     def stack(self, name=None):
@@ -303,8 +331,8 @@ class TensorArray:
         buffer = self._allocated()
         if self._element_shape.rank == 0:
             raise errors.InvalidArgumentError(None, "TensorArrayConcat",
-                                              f"Concat saw a scalar shape at index 0 but "
-                                              f"requires at least vectors. {_where()}")
+                                              "Concat saw a scalar shape at index 0 but "
+                                              "requires at least vectors.")
         elem = tuple(self._element_shape.as_tuple())
         return array.reshape(buffer, (-1,) + elem[1:])
 
@@ -321,6 +349,18 @@ class TensorArray:
 
     def mark_used(self):
         return None
+
+
+def _known_lengths(lengths) -> list:
+    """`split`'s lengths as Python ints; they set the array's size, so they must be known
+    while tracing."""
+    if isinstance(lengths, Tensor) or hasattr(lengths, "_as_tensor"):
+        known = traced_value(dispatch.convert_to_tensor(lengths))
+        if known is None or not isinstance(known, tuple) or None in known:
+            raise ValueError(f"TensorArray.split: the lengths must be known while tracing "
+                             f"(they set the array's size); got {lengths!r}")
+        return list(known)
+    return [int(n) for n in lengths]
 
 
 def _arrays(structure) -> list:
@@ -352,7 +392,7 @@ def adopt_element_shapes(before, after):
         if not shape.is_fully_defined():
             raise ValueError(f"TensorArray: the loop writes elements of shape {shape}; a "
                              f"TensorArray carried by a loop needs a fully defined element "
-                             f"shape (pass element_shape=) {_where()}")
+                             f"shape (pass element_shape=)")
         new = before._with(None)
         new._element_shape = shape
         new._buffer = new._zeros(before._size)
@@ -365,6 +405,34 @@ def adopt_element_shapes(before, after):
         items = [adopt_element_shapes(b, a) for b, a in zip(before, after)]
         return type(before)(*items) if hasattr(before, "_fields") else type(before)(items)
     return before
+
+
+def allocate_alike(a, b, graph_a, graph_b):
+    """Branch results `a` and `b` (built in `graph_a`, `graph_b`) where a TensorArray written
+    on one path only (a write after a tensor-dependent `continue`) also gets a zero buffer on
+    the other, with the written element shape, so both paths carry the same tensor."""
+    if isinstance(a, TensorArray) and isinstance(b, TensorArray):
+        if (a._buffer is None) == (b._buffer is None):
+            return a, b
+        empty, full, graph = (a, b, graph_a) if a._buffer is None else (b, a, graph_b)
+        shape = empty._element_shape.merge_with(full._element_shape)
+        if not shape.is_fully_defined():
+            return a, b
+        filled = empty._with(None)
+        filled._element_shape = shape
+        with func_graph.as_default(graph):
+            filled._buffer = filled._zeros(empty._size)
+        return (filled, b) if empty is a else (a, filled)
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)) and len(a) == len(b) \
+            and type(a) is type(b):
+        pairs = [allocate_alike(x, y, graph_a, graph_b) for x, y in zip(a, b)]
+        rebuild = (lambda items: type(a)(*items)) if hasattr(a, "_fields") else type(a)
+        return rebuild([p[0] for p in pairs]), rebuild([p[1] for p in pairs])
+    if isinstance(a, dict) and isinstance(b, dict) and a.keys() == b.keys():
+        pairs = {k: allocate_alike(a[k], b[k], graph_a, graph_b) for k in a}
+        return (type(a)((k, p[0]) for k, p in pairs.items()),
+                type(b)((k, p[1]) for k, p in pairs.items()))
+    return a, b
 
 
 class _ElementShapes:

@@ -83,10 +83,9 @@ def _check_not_xla():
     if g is not None and getattr(root_graph(g), "jit_compile", False):
         raise errors.InvalidArgumentError(
             None, "IteratorGetNext",
-            f"Detected unsupported operations when trying to compile graph with "
-            f"jit_compile=True: IteratorGetNext (No registered 'IteratorGetNext' OpKernel for "
-            f"XLA_CPU_JIT devices compatible with node {{{{node IteratorGetNext}}}}) [at "
-            f"{errors.user_frame()}]")
+            "Detected unsupported operations when trying to compile graph with "
+            "jit_compile=True: IteratorGetNext (No registered 'IteratorGetNext' OpKernel for "
+            "XLA_CPU_JIT devices compatible with node {{node IteratorGetNext}})")
 
 
 def _staged_pull(pull, inputs, spec, optional):

@@ -20,6 +20,7 @@ from ..export import runs, tf_export
 from ..ops.collective import all_reduce
 from .per_replica import PerReplica
 from ..eager.tensor import Tensor
+from ..state.variables import Variable
 
 
 class ReduceOp(enum.Enum):
@@ -173,7 +174,15 @@ class MirroredStrategy:
         return DistributedDataset.round_robin(dataset_fn(InputContext(1, 0, n)), n)
 
     def experimental_local_results(self, value):
-        return value.values if isinstance(value, PerReplica) else (value,)
+        """The per-replica values: a PerReplica's, or for a variable created in this
+        strategy's scope its copy on each replica device (as tensors), else `(value,)`."""
+        if isinstance(value, PerReplica):
+            return value.values
+        held = getattr(getattr(value, "_value", None), "_value", None)
+        if isinstance(value, Variable) and getattr(held, "sharding", None) is not None and \
+                getattr(held.sharding, "mesh", None) == self._jax_mesh:
+            return tuple(Tensor._wrap(p, value.dtype) for p in spmd.device_shards(held))
+        return (value,)
 
     def run(self, fn, args=(), kwargs=None):
         """`fn(*args)` on every replica: a PerReplica argument gives each replica its own

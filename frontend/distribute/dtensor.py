@@ -18,7 +18,7 @@ import os
 
 import numpy as np
 
-from ...ir.errors import InvalidArgumentError, UnimplementedError, user_frame
+from ...ir.errors import InvalidArgumentError, UnimplementedError
 from ...runtime import spmd
 from ..eager import dispatch
 from ..function import func_graph
@@ -270,14 +270,39 @@ class DTensor(Tensor):
     def __array__(self, dtype=None, copy=None):
         return np.asarray(self.numpy(), dtype=dtype)
 
-    def __repr__(self):
+    def _summary(self) -> str:
+        """TF's DTensor value text: one value when replicated, else each device's piece."""
         pieces = spmd.shards(self._value)
+        if self._layout.is_fully_replicated():
+            return _value_text(pieces[0])
         names = [d.split("/device:")[1] for d in self._layout.mesh._global_devices]
-        body = ", ".join(f'"{n}": {p}' for n, p in zip(names, pieces))
-        return (f'tf.Tensor({{{body}}}, layout="{self._layout.to_string()}", '
+        return "{" + ", ".join(f'"{n}": {_value_text(p)}' for n, p in zip(names, pieces)) + "}"
+
+    def __repr__(self):
+        return (f"<tf.Tensor: shape={tuple(self._value.shape)}, dtype={self._dtype.name}, "
+                f'value={self._summary()}, layout="{self._layout.to_string()}">')
+
+    def __str__(self):
+        return (f'tf.Tensor({self._summary()}, layout="{self._layout.to_string()}", '
                 f"shape={tuple(self._value.shape)}, dtype={self._dtype.name})")
 
-    __str__ = __repr__
+
+def _value_text(array) -> str:
+    """A value as TF's C++ side prints it: nested brackets, entries apart by a space,
+    numbers in their shortest form (2.0 prints as 2)."""
+    array = np.asarray(array)
+    if array.ndim == 0:
+        value = array.item()
+        if isinstance(value, bytes):
+            return value.decode("utf-8", "backslashreplace")
+        text = str(array.dtype.type(value)) if isinstance(value, float) else str(value)
+        return text[:-2] if text.endswith(".0") else text
+    return "[" + " ".join(_value_text(row) for row in array) + "]"
+
+
+def is_dtensor(tensor) -> bool:
+    """Whether `tensor` is a DTensor (a tensor laid out on a mesh)."""
+    return isinstance(tensor, DTensor)
 
 
 class _ShardedOperand(Exception):
@@ -288,14 +313,13 @@ class _ShardedOperand(Exception):
 def _check_divisible(shape, layout: Layout, opname):
     if len(shape) != layout.rank:
         raise ValueError(f"{opname}: the layout has rank {layout.rank} but the tensor has "
-                         f"shape {list(shape)} [at {user_frame()}]")
+                         f"shape {list(shape)}")
     for i, n in enumerate(shape):
         k = layout.num_shards(i)
         if n is not None and n % k:
             raise InvalidArgumentError(
                 None, opname, f"{opname}: dimension {i} of shape {list(shape)} is not "
-                f"divisible by the {k} shards of layout {layout.sharding_specs} "
-                f"[at {user_frame()}]")
+                f"divisible by the {k} shards of layout {layout.sharding_specs}")
 
 
 @tf_export("experimental.dtensor.relayout")
@@ -315,7 +339,7 @@ def relayout(tensor, layout: Layout, name=None):
             known = getattr(graph, "dtensor_mesh", None)
             if known is not None and known != layout.mesh:
                 raise ValueError(f"relayout: a function runs over one mesh; this one already "
-                                 f"uses {known!r} [at {user_frame()}]")
+                                 f"uses {known!r}")
             graph.dtensor_mesh = layout.mesh
         return relayout_op(x, layout.sharding_specs, layout.mesh.axes())
     t = dispatch.convert_to_tensor(tensor)
@@ -354,7 +378,8 @@ def unpack(tensor):
     """The per-device components of a DTensor, in mesh device order."""
     if not isinstance(tensor, DTensor):
         raise TypeError(f"unpack: expected a DTensor, got {type(tensor).__name__}")
-    return [Tensor._wrap(p, tensor._dtype) for p in spmd.shards(tensor._value)]
+    # each component stays on its device, which its `device` then names
+    return [Tensor._wrap(p, tensor._dtype) for p in spmd.device_shards(tensor._value)]
 
 
 def fetch_layout(tensor):
@@ -487,6 +512,6 @@ def shutdown_accelerator_system():
 
 __all__ = ["Mesh", "Layout", "DVariable", "UNSHARDED", "MATCH", "create_mesh",
            "create_distributed_mesh", "relayout", "copy_to_mesh", "pack", "unpack",
-           "fetch_layout", "check_layout", "call_with_layout", "num_clients", "client_id",
+           "fetch_layout", "check_layout", "is_dtensor", "call_with_layout", "num_clients", "client_id",
            "local_devices", "num_local_devices", "num_global_devices", "job_name",
            "initialize_accelerator_system", "shutdown_accelerator_system"]

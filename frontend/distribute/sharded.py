@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import threading
 
-from ...ir.errors import InvalidArgumentError, UnimplementedError, user_frame
+from ...ir.errors import InvalidArgumentError, UnimplementedError
 from ...runtime import spmd, xla
 from ..function import backends, compilation
 from ..eager import dispatch
@@ -135,8 +135,7 @@ def claim(record):
     meshes = {lay.mesh for lay in layouts if lay is not None} | ({inner} if inner else set())
     if len(meshes) > 1:
         raise InvalidArgumentError(None, None, f"{record.name}: DTensors on {len(meshes)} "
-                                   f"different meshes; relayout them onto one "
-                                   f"[at {user_frame()}]")
+                                   f"different meshes; relayout them onto one")
     return ShardedBackend(meshes.pop(), layouts)
 
 

@@ -139,16 +139,14 @@ def _bytes_array(value):
 def convert_to_tensor(value, dtype=None, dtype_hint=None, name=None):
     """TF's `convert_to_tensor`: Tensors pass through (a requested dtype must match); Python
     values take `dtype`, else `dtype_hint` when representable, else TF's defaults; NumPy values
-    keep their dtype unless one is requested. A refusal names the user's line."""
+    keep their dtype unless one is requested. A refusal notes the user's line."""
     if dtype is None and type(value) is Tensor:   # the common case, without the wrapper
         return value
     try:
         return _convert(value, dtype, dtype_hint)
     except (TypeError, ValueError) as e:
-        msg = str(e)
-        if "[at " in msg or type(e) not in (TypeError, ValueError):
-            raise
-        raise type(e)(f"{msg} [at {errors.user_frame()}]") from None
+        errors.noted(e)
+        raise
 
 
 def _convert(value, dtype, dtype_hint):
@@ -243,8 +241,8 @@ def execute(opdef: OpDef, inputs, attrs: dict):
         res = KERNELS[opdef.name](*[t._value if type(t._value) is np.ndarray else t._host()
                                     for t in inputs], **attrs)
     except errors.OpError as e:
-        raise type(e)(None, opdef.name, f"{opdef.name}: {e.message} "
-                      f"[{errors.user_frame()}]") from None
+        raise errors.noted(type(e)(None, opdef.name, f"{e.message} [Op:{opdef.name}]")) \
+            from None
     except sharded_hook[0]:   # a DTensor input: the op runs as a sharded program
         return sharded_hook[1](opdef, inputs, attrs)
     if len(out_types) == 1:
@@ -284,31 +282,35 @@ def infer_or_raise(opdef: OpDef, types, attrs: dict, building=False):
     try:
         return infer_types(opdef, types, attrs)
     except InferenceError as e:
-        msg = describe_failure(opdef, types, attrs, str(e))
+        msg = describe_failure(opdef, types, attrs, e.graph_message if building else str(e),
+                               building)
         cls = e.build_error_class if building else e.error_class
         if issubclass(cls, errors.OpError):
-            raise cls(None, opdef.name, msg) from None
-        raise cls(msg) from None
+            raise errors.noted(cls(None, opdef.name, msg)) from None
+        raise errors.noted(cls(msg)) from None
 
 
 def op_error(opname: str, message: str, dtype_error=False) -> Exception:
     """TF's class for bad input an op's API wrapper finds: InvalidArgumentError eagerly (what
     the kernel raises), and while a graph is built what TF's shape functions raise: TypeError
     for a dtype, ValueError otherwise."""
-    msg = f"{opname}: {message} [at {errors.user_frame()}]"
+    msg = f"{message} [Op:{opname}]"
     if _CTX.graph_hook is not None:
-        return TypeError(msg) if dtype_error else ValueError(msg)
-    return errors.InvalidArgumentError(None, opname, msg)
+        return errors.noted(TypeError(msg) if dtype_error else ValueError(msg))
+    return errors.noted(errors.InvalidArgumentError(None, opname, msg))
 
 
-def describe_failure(opdef: OpDef, types, attrs: dict, why: str) -> str:
+def describe_failure(opdef: OpDef, types, attrs: dict, why: str, building=False) -> str:
+    """TF's text first and unchanged (code matches on it), then the op as TF names it (eager:
+    `[Op:name]`; building a graph: the node), then the inputs' dtypes and shapes."""
     names = list(opdef.inputs)
     if opdef.variadic:
         names = names[:-1] + [f"{names[-1][:-1]}[{i}]" for i in range(len(types) - len(names) + 1)]
     ins = ", ".join(f"{n}: {t.dtype.name}{format_shape(t.shape)}" for n, t in zip(names, types))
     shown = {k: v for k, v in attrs.items() if not isinstance(v, np.ndarray)}
-    at = f" {shown}" if shown else ""
-    return f"{opdef.name}({ins}){at}: {why} [at {errors.user_frame()}]"
+    at = f" and attributes {shown}" if shown else ""
+    where = f"for '{{{{node {opdef.name}}}}}'" if building else f"[Op:{opdef.name}]"
+    return f"{why} {where} with inputs {ins}{at}"
 
 
 def _check_result(opdef, value, tt: TT):

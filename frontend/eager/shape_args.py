@@ -28,7 +28,7 @@ def _captured_value(node):
 def _error(t, traced_class, opname, message):
     """TF's class for a bad shape argument: `traced_class` while building a graph (TF's
     op-construction check), InvalidArgumentError for an eager tensor (TF's kernel check)."""
-    text = f"{opname}: {message} [at {errors.user_frame()}]"
+    text = f"{opname}: {message}"
     if t._value is not None:
         return errors.InvalidArgumentError(None, opname, text)
     return traced_class(text)
@@ -74,7 +74,7 @@ def tensor_arg(value, opname: str, what: str, scalar=False, dtype=None, any_leng
         if rank == 1:
             raise NotImplementedError(
                 f"{opname}: `{what}` has a length unknown while tracing ({t!r}); flowjit needs "
-                f"its length to know the result's rank [at {errors.user_frame()}]")
+                f"its length to know the result's rank")
         v = (v,)
     partial = v is None or (isinstance(v, tuple) and None in v)
     return v, (t if partial else None)

@@ -62,35 +62,35 @@ class GraphTensor(Tensor):
         # TF's symbolic tensors have no `numpy` at all: `hasattr(t, "numpy")` is how user code
         # tells eager from traced, and guides catch the AttributeError.
         raise AttributeError(f"'SymbolicTensor' object has no attribute 'numpy': {self.name} "
-                             f"has no value until the function runs [at {errors.user_frame()}]")
+                             f"has no value until the function runs")
 
     def _host(self):
         self.numpy
 
     def __array__(self, dtype=None, copy=None):
         raise NotImplementedError(f"Cannot convert a symbolic tf.Tensor ({self.name}) to a "
-                                  f"numpy array while tracing [at {errors.user_frame()}]")
+                                  f"numpy array while tracing")
 
     def __bool__(self):
         raise errors.OperatorNotAllowedInGraphError(
             f"Using a symbolic tf.Tensor ({self.name}) as a Python bool is not allowed while "
-            f"tracing [at {errors.user_frame()}]. Use tf.cond / tf.where, or let AutoGraph "
+            f"tracing. Use tf.cond / tf.where, or let AutoGraph "
             f"convert the `if`/`while` (function(autograph=True)).")
 
     def __iter__(self):
         raise errors.OperatorNotAllowedInGraphError(
-            f"Iterating over a symbolic tf.Tensor ({self.name}) is not allowed while tracing "
-            f"[at {errors.user_frame()}]. Use tf.while_loop, tf.unstack, or AutoGraph.")
+            f"Iterating over a symbolic tf.Tensor ({self.name}) is not allowed while tracing . "
+            f"Use tf.while_loop, tf.unstack, or AutoGraph.")
 
     def __len__(self):
         raise TypeError(f"len is not well defined for a symbolic Tensor ({self.name}); use "
-                        f"tf.shape(x)[0] [at {errors.user_frame()}]")
+                        f"tf.shape(x)[0]")
 
     __format__ = object.__format__  # no value to format: str(), or TypeError for a spec
 
     def __int__(self):
         raise TypeError(f"int() of a symbolic tf.Tensor ({self.name}) is not allowed while "
-                        f"tracing [at {errors.user_frame()}]")
+                        f"tracing")
 
     __float__ = __int__
     __index__ = __int__
@@ -157,8 +157,7 @@ class FuncGraph(Graph):
             if not self._is_ancestor(t._graph):
                 raise errors.InvalidArgumentError(
                     None, None, f"{t.name} belongs to another traced function and cannot be "
-                    f"used here (did a tensor leak out of a tf.function?) "
-                    f"[at {errors.user_frame()}]")
+                    f"used here (did a tensor leak out of a tf.function?)")
         key = id(t)
         hit = self.captures.get(key)
         if hit is not None:
@@ -267,8 +266,7 @@ def _assign_variable(var, method, value, read_value):
     try:
         value = dispatch.convert_to_tensor(value, dtype=var.dtype)
     except (TypeError, ValueError) as e:
-        raise type(e)(f"{method} on variable '{var.name}' (dtype {var.dtype.name}): {e} "
-                      f"[at {errors.user_frame()}]") from None
+        raise type(e)(f"{method} on variable '{var.name}' (dtype {var.dtype.name}): {e}") from None
     try:
         _record(OPS[_UPDATE_OPS[method]], (g.resource(var), value), {})
     except ValueError as e:

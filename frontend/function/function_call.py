@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...ir import errors
 from ..eager import dispatch
 from .. import nest
 from ..composite.base import CompositeSpec
@@ -116,4 +115,4 @@ def match_spec(fname, argname, spec, value, flat):
 def _binding_error(fname, argname, got, spec) -> TypeError:
     """TF's error (class and leading text) for an argument its input_signature rejects."""
     return TypeError(f"Binding inputs to tf.function failed due to `Can not cast {got!r} to "
-                     f"{spec!r}`: argument '{argname}' of {fname}() [at {errors.user_frame()}]")
+                     f"{spec!r}`: argument '{argname}' of {fname}()")

@@ -58,6 +58,9 @@ def _trace_once(function, args, key, may_create):
         with func_graph.as_default(graph):
             out = function.call_python(sym_args)
             structure = _outputs(graph, out)
+    except Exception as e:   # the line in the body that failed, whatever raised there
+        errors.noted(e, from_traceback=True)
+        raise
     finally:
         ctx.create_hook = prev_create
     function.count_trace()
@@ -182,8 +185,7 @@ def _evaluate_constant(t, arguments):
                 raise ValueError(
                     f"A Variable's initial value created inside a tf.function must not depend "
                     f"on function state or on inputs traced without values (it needs "
-                    f"{node.name}); create the Variable outside the function "
-                    f"[at {errors.user_frame()}]")
+                    f"{node.name}); create the Variable outside the function")
             ins = tuple(value(n, i) for n, i in node.inputs)
             r = dispatch.apply(node.op, ins, node.attrs)  # eagerly: random ops draw too
             memo[node] = tuple(r) if len(node.out_types) != 1 else (r,)

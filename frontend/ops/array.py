@@ -62,7 +62,7 @@ def _known_value(t, opname, what):
     raise NotImplementedError(
         f"{opname}: `{what}` must be known when the op is built (a Python value, a constant, "
         f"an eager tensor or arithmetic on static shapes); it depends on values computed in "
-        f"the graph: {t!r} [at {errors.user_frame()}]")
+        f"the graph: {t!r}")
 
 
 def _as_python(value, opname, what):
@@ -133,7 +133,7 @@ def _refuse_huge(opname, dtype, shape):
     try:
         check_size(TT(D.as_dtype(dtype), tuple(shape)))
     except InferenceError as e:
-        raise _error(e.error_class, opname, f"{e} [at {errors.user_frame()}]") from None
+        raise _error(e.error_class, opname, f"{e}") from None
 
 
 def _nonneg_dims(dims, opname):
@@ -762,7 +762,7 @@ def range(start, limit=None, delta=1, dtype=None, name="range"):  # noqa: A001
             if t.shape.rank not in (0, 1) or (t.shape.rank == 1 and t.shape[0] != 1):
                 if t._value is None:  # TF's graph-construction check
                     raise ValueError(f"range: Shape must be rank 0 but is rank {t.shape.rank} "
-                                     f"for '{what}' [at {errors.user_frame()}]")
+                                     f"for '{what}'")
                 raise _invalid("range", f"bounds must be scalars, got {t!r}")
             x = traced_value(t) if t.dtype.is_integer else _known_value(t, "range", what)
             x = x[0] if isinstance(x, (list, tuple)) else x
@@ -982,7 +982,7 @@ def boolean_mask(tensor, mask, axis=None, name="boolean_mask"):
     if len(got) != len(mdims) or any(a is not None and b is not None and a != b
                                      for a, b in zip(got, mdims)):
         raise ValueError(f"boolean_mask: Shapes {_shape_text(got)} and {_shape_text(mdims)} "
-                         f"are incompatible [at {errors.user_frame()}]")
+                         f"are incompatible")
     outer = dims[:ax] + [-1] + dims[ax + len(mdims):]
     if outer.count(None):
         raise ValueError(f"boolean_mask: the dims of tensor outside the mask must be known, "
@@ -994,4 +994,4 @@ def boolean_mask(tensor, mask, axis=None, name="boolean_mask"):
 
 def _shape_text(dims) -> str:
     return "(" + ", ".join("None" if d is None else str(d) for d in dims) + \
-        ("," if len(dims) == 1 else "") + ")"
+        ("," if len(dims) == 1 else "") +")"

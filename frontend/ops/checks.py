@@ -2,7 +2,6 @@
 at run time by the op (TF's InvalidArgumentError)."""
 from __future__ import annotations
 
-from ...ir import errors
 from ...ir.shapes import TensorShape, as_shape, format_shape
 from ..eager.dispatch import apply, convert_to_tensor
 from ..export import tf_export
@@ -28,14 +27,14 @@ def ensure_shape(x, shape, name=None):
     x = convert_to_tensor(x)
     try:
         wanted = as_shape(shape)
-    except (TypeError, ValueError) as e:  # TF's classes; name the op and the user's line
-        raise type(e)(f"ensure_shape: {e} [at {errors.user_frame()}]") from None
+    except (TypeError, ValueError) as e:  # TF's classes, naming the op
+        raise type(e)(f"ensure_shape: {e}") from None
     if wanted.rank is None:
         return x
     if func_graph.current() is not None:
         problem = _static_mismatch(x.shape, wanted)
         if problem is not None:
-            raise ValueError(f"{problem} for ensure_shape [at {errors.user_frame()}]")
+            raise ValueError(problem)
     return apply("ensure_shape", (x,), {"shape": wanted.as_tuple()})
 
 

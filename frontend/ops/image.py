@@ -87,7 +87,7 @@ def resize(images, size, method="bilinear", preserve_aspect_ratio=False, antiali
     height, width = x.shape.as_list()[-3:-1]
     if height is None or width is None:
         raise ValueError(f"resize: flowjit needs the image height and width known while "
-                         f"tracing, got shape {x.shape} [at {errors.user_frame()}]")
+                         f"tracing, got shape {x.shape}")
     out_h, out_w = _static_size(size)
     if preserve_aspect_ratio:
         scale = min(out_h / height, out_w / width)

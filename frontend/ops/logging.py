@@ -66,8 +66,7 @@ def Assert(condition, data, summarize=None, name=None):  # noqa: N802  (TF's nam
 
 def _assert_all(opname, cond, x, y, message, summarize):
     from .reduce import reduce_all
-    msg = f"{message + ': ' if message else ''}Condition {opname} did not hold element-wise " \
-          f"[at {errors.user_frame()}]"
+    msg = f"{message + ': ' if message else ''}Condition {opname} did not hold element-wise"
     data = (x,) if y is None else (x, y)
     apply("assert", (reduce_all(cond), *data),
           {"message": msg, "summarize": 3 if summarize is None else summarize})
@@ -139,7 +138,7 @@ def assert_rank(x, rank, message=None, name=None):
     if have is not None:
         if have != want:
             raise ValueError(f"{message + ': ' if message else ''}Tensor must have rank {want}."
-                             f" Received rank {have}, shape {x.shape} [at {errors.user_frame()}]")
+                             f" Received rank {have}, shape {x.shape}")
         return None
     from .array import rank as _rank
     from .math import equal
@@ -164,7 +163,7 @@ def assert_non_negative(x, message=None, summarize=None, name=None):
 
 
 def _shape_error(message, text):
-    return ValueError(f"{message + '.  ' if message else ''}{text} [at {errors.user_frame()}]")
+    return ValueError(f"{message + '.  ' if message else ''}{text}")
 
 
 @tf_export("debugging.assert_shapes")
@@ -208,7 +207,7 @@ def assert_shapes(shapes, data=None, summarize=None, message=None, name=None):
         for x, axis, want in runtime:
             apply("assert", (equal(gather(shape(x), axis), want),),
                   {"message": f"Tensor {_describe(x)} dimension {axis} must have size "
-                              f"{want} [at {errors.user_frame()}]", "summarize": 3})
+                              f"{want}", "summarize": 3})
 
 
 def _tensor_name(x) -> str:
@@ -231,7 +230,7 @@ def check_numerics(tensor, message, name=None):
         raise errors.InvalidArgumentError(
             None, "check_numerics", f"check_numerics: Value for attr 'T' of {x.dtype.name} is "
                                     f"not in the list of allowed values: "
-                                    f"{', '.join(_NUMERICS_DTYPES)} [at {errors.user_frame()}]")
+                                    f"{', '.join(_NUMERICS_DTYPES)}")
     from .math import is_finite, is_nan, logical_and, logical_not
     from .reduce import reduce_any
     nan, inf = is_nan(x), logical_and(logical_not(is_finite(x)), logical_not(is_nan(x)))
@@ -241,7 +240,7 @@ def check_numerics(tensor, message, name=None):
                       (logical_and(any_nan, logical_not(any_inf)), "NaN"),
                       (logical_and(any_inf, logical_not(any_nan)), "Inf")):
         apply("assert", (logical_not(bad),),
-              {"message": f"{message} : Tensor had {what} values [at {errors.user_frame()}]",
+              {"message": f"{message} : Tensor had {what} values",
                "summarize": 3})
     return x
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 import numpy as np
 
 from ...ir import dtypes as D
-from ...ir import errors
 from ..composite.indexed_slices import IndexedSlices
 from ..eager.dispatch import apply, convert_pair, convert_to_tensor
 from ..export import runs, tf_export
@@ -326,5 +325,5 @@ def complex(real, imag, name=None):  # noqa: A001  (TF's name)
     if re.dtype is not im.dtype or re.dtype not in (D.float32, D.float64):
         raise TypeError(f"complex: The `real` and `imag` components have incorrect types: "
                         f"{re.dtype.name} {im.dtype.name}. They must be consistent, and one "
-                        f"of [tf.float32, tf.float64] [at {errors.user_frame()}]")
+                        f"of [tf.float32, tf.float64]")
     return apply("complex", (re, im))

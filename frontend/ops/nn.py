@@ -34,7 +34,7 @@ def _axis(axis, opname):
         return -1
     if isinstance(axis, numbers.Real) and not isinstance(axis, numbers.Integral):
         cls = ValueError if context().graph_hook is not None else errors.InvalidArgumentError
-        msg = f"{opname}: axis must be an integer, got {axis!r} [at {errors.user_frame()}]"
+        msg = f"{opname}: axis must be an integer, got {axis!r}"
         raise cls(msg) if cls is ValueError else cls(None, opname, msg)
     return _int(axis, opname, "axis")
 
@@ -542,7 +542,7 @@ def embedding_lookup(params, ids, max_norm=None, name=None):
         if None in sizes or not _div_layout(sizes):
             raise ValueError(f"embedding_lookup: shards of {sizes} rows are not a 'div' "
                              f"partition of their total; flowjit needs static shard sizes in "
-                             f"TF's div layout [at {errors.user_frame()}]")
+                             f"TF's div layout")
     table = shards[0] if len(shards) == 1 else concat(shards, axis=0)
     ids = convert_to_tensor(ids)
     out = gather(table, ids)

@@ -11,7 +11,6 @@ import numbers
 import random as _pyrandom
 
 from ...ir import dtypes as D
-from ...ir import errors
 from ...ir.shapes import TensorShape
 from ...runtime.kernels import random as _kernels
 from ..eager.dispatch import convert_to_tensor, op_error
@@ -54,8 +53,7 @@ def get_seed(op_seed):
     """TF's `random_seed.get_seed`: the (seed, seed2) attribute pair of a stateful op."""
     if op_seed is not None and (isinstance(op_seed, (str, bytes)) or
                                 not isinstance(op_seed, numbers.Real)):
-        raise TypeError(f"random seed must be an integer, got {op_seed!r} "  # TF: TypeError
-                        f"[at {errors.user_frame()}]")
+        raise TypeError(f"random seed must be an integer, got {op_seed!r}")  # TF: TypeError
     g = _SeedState.global_seed
     if g is not None:
         if op_seed is None:

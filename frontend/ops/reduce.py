@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 from ...ir import dtypes as D
-from ...ir import errors
 from ...ir.errors import InvalidArgumentError
 from ..eager.dispatch import apply, convert_to_tensor, op_error
 from ..export import runs, tf_export
@@ -113,7 +112,7 @@ cumprod = tf_export("math.cumprod")(
 def _floating(x, opname):
     if not x.dtype.is_floating:
         raise TypeError(f"{opname}: Input must be either real or complex. Received integer "
-                        f"type {x.dtype.name} [at {errors.user_frame()}]")
+                        f"type {x.dtype.name}")
 
 
 @tf_export("math.reduce_variance")
@@ -176,12 +175,12 @@ def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None):  # noqa:
         if ord == 2:
             raise NotImplementedError(f"norm: the matrix 2-norm (ord=2 over axes {list(ax)}) "
                                       f"needs a singular value decomposition, which flowjit "
-                                      f"does not provide [at {errors.user_frame()}]")
+                                      f"does not provide")
     elif not (ord == "euclidean" or (is_number and ord > 0)):
         raise ValueError(f"'ord' must be a supported vector norm, got {ord}")
     if not x.dtype.is_floating:
         raise InvalidArgumentError(None, "norm", f"norm: input must be a floating-point tensor, "
-                                                 f"got {x.dtype.name} [at {errors.user_frame()}]")
+                                                 f"got {x.dtype.name}")
     if ord in ("euclidean", "fro") or (ord == 2 and (ax is None or len(ax) == 1)):
         return _m.sqrt(apply("reduce_sum", (_m.square(x),), {"axis": ax, "keepdims": keep}))
     a = _m.abs(x)

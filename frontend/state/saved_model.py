@@ -398,9 +398,13 @@ class RestoredFunction:
                 errors.append(str(e))
                 continue
             return cf.call_flat(flat)
-        raise TypeError(f"Binding inputs to the restored function {self._name} failed: no "
-                        f"saved concrete function accepts these arguments ("
-                        f"{'; '.join(errors)})")
+        if len(errors) == 1 and errors[0].startswith("Binding inputs to tf.function failed"):
+            raise TypeError(errors[0])   # one trace's specs refuse a value: TF's bind error
+        # another structure: TF's class and text, then why each saved trace refused
+        raise ValueError(f"Could not find matching concrete function to call loaded from the "
+                         f"SavedModel. Got:\n  Positional arguments ({len(args)} total): "
+                         f"{list(args)!r}\n\n Expected these arguments to match one of the "
+                         f"following {len(self._specs)} option(s): {'; '.join(errors)}")
 
     def get_concrete_function(self, *args):
         return self.concrete_functions[0] if not args else next(

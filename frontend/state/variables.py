@@ -9,7 +9,7 @@ from __future__ import annotations
 import itertools
 
 from ...ir import dtypes as D
-from ...ir.errors import InvalidArgumentError, user_frame
+from ...ir.errors import InvalidArgumentError
 from ...ir.shapes import TensorShape, as_shape
 from ...runtime.resources import ResourceHandle
 from ..eager import dispatch
@@ -156,11 +156,11 @@ class Variable:
             got = getattr(got, "name", got)
             raise type(e)(
                 f"{opname} on variable '{self._name}' (dtype {self._dtype.name}, shape "
-                f"{self._shape}): value has dtype {got}, expected {self._dtype.name} ({e}) "
-                f"[at {user_frame()}]") from None
+                f"{self._shape}): value has dtype {got}, expected {self._dtype.name} "
+                f"({e})") from None
         if not self._shape.is_compatible_with(t.shape):
             msg = (f"{opname} on variable '{self._name}': cannot assign a value of shape "
-                   f"{t.shape} to a variable of shape {self._shape} [at {user_frame()}]")
+                   f"{t.shape} to a variable of shape {self._shape}")
             if opname == "assign":
                 raise ValueError(msg)
             raise InvalidArgumentError(None, opname, msg)

@@ -87,7 +87,9 @@ def _reshape(types, attrs):
         n_out *= s
     if n_out != n_in:
         raise InferenceError(f"Input to reshape is a tensor with {n_in} values, but the "
-                             f"requested shape has {n_out}")
+                             f"requested shape has {n_out}",
+                             graph_message=f"Cannot reshape a tensor with {n_in} elements to "
+                                           f"shape {_fmt(out)} ({n_out} elements)")
     return TT(x.dtype, tuple(out))
 
 
@@ -104,7 +106,9 @@ def _transpose(types, attrs):
     norm = []
     for p in perm:
         if not -rank <= p < rank:
-            raise InferenceError(f"{p} is out of range [0 .. {rank})")
+            raise InferenceError(f"{p} is out of range [0 .. {rank})",
+                                 graph_message=f"perm dim {p} is out of range of input rank "
+                                               f"{rank}")
         norm.append(p % rank)
     for i in range(rank):
         if i not in norm:
@@ -214,8 +218,10 @@ def _concat(types, attrs):
     out = list(s0)
     for i, s in ranked[1:]:
         if len(s) != rank:
-            raise InferenceError(f"Ranks of all input tensors should match: shape[{i0}] = "
-                                 f"{_fmt(s0)} vs. shape[{i}] = {_fmt(s)}")
+            raise InferenceError(f"ConcatOp : Ranks of all input tensors should match: "
+                                 f"shape[{i0}] = {_fmt(s0)} vs. shape[{i}] = {_fmt(s)}",
+                                 graph_message=f"Shape must be rank {rank} but is rank "
+                                               f"{len(s)}")
         for d in range(rank):
             if d == axis:
                 continue

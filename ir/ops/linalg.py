@@ -44,7 +44,8 @@ def _matmul(types, attrs):
     kb, n = (b.shape[-1], b.shape[-2]) if attrs["transpose_b"] else b.shape[-2:]
     if ka is not None and kb is not None and ka != kb:
         raise InferenceError(f"Matrix size-incompatible: In[0]: {_dims(a.shape[-2:])}, "
-                             f"In[1]: {_dims(b.shape[-2:])} (contracting {ka} with {kb})")
+                             f"In[1]: {_dims(b.shape[-2:])}",
+                             graph_message=f"Dimensions must be equal, but are {ka} and {kb}")
     try:
         batch = broadcast(a.shape[:-2], b.shape[:-2])
     except InferenceError:

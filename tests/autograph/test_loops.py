@@ -243,8 +243,9 @@ def f_first_above(x, limit):
 
 @pytest.mark.parametrize("limit", [0.0, 2.5, 99.0])
 def test_early_return_from_loop(call, limit):
+    # TF raises (test_return_in_tensorflow_loop_raises_as_tf); the extension stages it
     x = np.array([-1.0, 2.0, 3.0, 0.5], np.float32)
-    out = call(f_first_above, tf.constant(x), tf.constant(limit))
+    out = call(f_first_above, tf.constant(x), tf.constant(limit), **STAGED_PYTHON_LOOPS)
     ref = next((i * 10 for i, v in enumerate(x) if v > limit), -1)
     assert int(out) == ref
 
@@ -259,12 +260,26 @@ def f_return_from_nested(x):
 
 def test_return_from_nested_loops(call):
     x = np.array([[1, 2, 3], [4, -5, 6], [-7, 8, 9]], np.float32)
-    assert int(call(f_return_from_nested, tf.constant(x))) == 4
-    assert int(call(f_return_from_nested, tf.constant(np.abs(x)))) == -1
+    assert int(call(f_return_from_nested, tf.constant(x), **STAGED_PYTHON_LOOPS)) == 4
+    assert int(call(f_return_from_nested, tf.constant(np.abs(x)), **STAGED_PYTHON_LOOPS)) == -1
+
+
+@pytest.mark.parametrize("fn, args", [
+    (f_first_above, ([-1.0, 2.0, 3.0], 2.5)),
+    (f_return_from_nested, ([[1.0, 2.0, 3.0]] * 3,)),
+], ids=["first_above", "nested"])
+def test_return_in_tensorflow_loop_raises_as_tf(fn, args):
+    # TF 2.21: NotImplementedError "a return statement cannot be placed inside this
+    # TensorFlow loop; this may happen if a return statement depends on a static Python
+    # condition such as a hyperparameter"
+    with pytest.raises(NotImplementedError, match="a return statement cannot be placed inside "
+                                                  "this TensorFlow loop; this may happen if a "
+                                                  "return statement depends on a static"):
+        tf.function(fn)(*[tf.constant(a) for a in args])
 
 
 def test_return_in_loop_without_return_after_it():
-    @tf.function
+    @tf.function(**STAGED_PYTHON_LOOPS)
     def f(x):
         for i in tf.range(3):
             if x > tf.cast(i, tf.float32):

@@ -333,3 +333,22 @@ def test_control_flow_and_gradient_after_load(tmp_path, jit):
     numeric = [(_looping_ref(x, 3, w + eps * e) - _looping_ref(x, 3, w - eps * e)) / (2 * eps)
                for e in np.eye(3)]
     assert_close(grad, numeric, rtol=1e-6, atol=1e-6)
+
+
+def test_function_traced_with_a_python_list_argument_loads(tmp_path):
+    # TF 2.21: the loaded function takes the list again, of tensors or of Python numbers
+    # (f([3., 4.]) -> 10.0, f([1.0, 2.0]) -> 4.0), and refuses another structure (ValueError)
+    class Pair(tf.Module):
+        @tf.function
+        def f(self, xs):
+            return xs[0] * 2.0 + xs[1]
+
+    m = Pair()
+    assert float(m.f([tf.constant(1.0), tf.constant(5.0)])) == 7.0
+    tf.saved_model.save(m, str(tmp_path))
+    loaded = tf.saved_model.load(str(tmp_path))
+    assert float(loaded.f([tf.constant(3.0), tf.constant(4.0)])) == 10.0
+    assert float(loaded.f([1.0, 2.0])) == 4.0
+    with pytest.raises(ValueError, match="Could not find matching concrete function to call "
+                                         "loaded from the SavedModel"):
+        loaded.f([tf.constant(1.0), tf.constant(2.0), tf.constant(3.0)])

@@ -375,9 +375,9 @@ def test_argmax_defaults_axis_0_and_skips_nan():
 
 def test_argmax_errors():
     c = tf.convert_to_tensor
-    with pytest.raises(InvalidArgumentError, match=r"argmax.*empty"):
+    with pytest.raises(InvalidArgumentError, match=r"empty.*\[Op:argmax\]"):
         tf.argmax(c(np.zeros((0, 3))))
-    with pytest.raises(InvalidArgumentError, match=r"argmin.*empty"):
+    with pytest.raises(InvalidArgumentError, match=r"empty.*\[Op:argmin\]"):
         tf.argmin(c(np.zeros((3, 0))), axis=1)
     with pytest.raises(InvalidArgumentError, match="argmax"):
         tf.argmax(c(3))
@@ -499,11 +499,12 @@ def test_bad_axes(name):
     fn = getattr(tf, name)
     dt = np.bool_ if name in ("reduce_any", "reduce_all") else np.float32
     x = tf.convert_to_tensor(np.zeros((2, 3), dt))
-    with pytest.raises(InvalidArgumentError, match=r"reduce_\w+.*Invalid reduction dimension"):
+    with pytest.raises(InvalidArgumentError,
+                       match=r"Invalid reduction dimension.*\[Op:reduce_\w+\]"):
         fn(x, axis=2)
     with pytest.raises(InvalidArgumentError, match="reduce_"):
         fn(x, axis=-3)
-    with pytest.raises(InvalidArgumentError, match=r"reduce_\w+.*duplicate dimension"):
+    with pytest.raises(InvalidArgumentError, match=r"duplicate dimension.*\[Op:reduce_\w+\]"):
         fn(x, axis=[0, -2])
     with pytest.raises(InvalidArgumentError, match="reduce_"):
         fn(tf.convert_to_tensor(np.zeros((), dt)), axis=0)

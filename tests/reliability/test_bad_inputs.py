@@ -7,8 +7,9 @@ what must happen is TF 2.21's rule for that kind of value:
 - another rank or dtype, a string (a tf.string tensor: `tf.identity("abc")` is valid): a
   result, or a clear error;
 "clear" = one of TF's exception classes (ValueError, TypeError, NotImplementedError or a
-tf.errors.OpError) whose message names the op or the user's line; never another Python
-exception, never an abort. Calls refused eagerly are also traced under XLA (refused at trace
+tf.errors.OpError) whose message names the op, or that carries the user's line (the "in user
+code:" block, or a note Python prints under the traceback: TF's own text stays unchanged);
+never another Python exception, never an abort. Calls refused eagerly are also traced under XLA (refused at trace
 time, so no compile): the same rule applies there.
 """
 from __future__ import annotations
@@ -91,7 +92,8 @@ def sweep(sample):
                             break   # numbers of accepted inputs are the fuzzer's job
                         continue
                     msg = str(err)
-                    named = any(n in msg for n in _names(sample))
+                    shown = "\n".join([msg, *getattr(err, "__notes__", ())])
+                    named = any(n in shown for n in _names(sample))
                     out.append(("clear" if named else "unclear",
                                 f"{where}: {type(err).__name__}: {msg[:200]}"))
     return out

@@ -19,7 +19,7 @@ def _lowest(dt: D.DType):
 
 
 def _highest(dt: D.DType):
-    return np.iinfo(dt.np).max if dt.is_integer else ml_dtypes.finfo(dt.np).max
+    return np.iinfo(dt.np).max if dt.is_integer else D.finfo(dt.np).max
 
 
 _INIT_AND_COMBINE = {

@@ -17,7 +17,7 @@ def _lowest(dt):
 
 
 def _highest(dt):
-    return np.iinfo(dt).max if dt.kind in "iu" else ml_dtypes.finfo(dt).max
+    return np.iinfo(dt).max if dt.kind in "iu" else D.finfo(dt).max
 
 
 # how -> (the ufunc that combines rows, the identity it starts from, for the accumulator dtype)

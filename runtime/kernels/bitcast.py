@@ -10,6 +10,6 @@ from . import kernel
 
 @kernel("bitcast")
 def bitcast(input, type):  # noqa: A002  (TF's names)
-    x = np.ascontiguousarray(input)
+    x = np.asarray(input)    # (np.ascontiguousarray would make a scalar 1-d)
     shape = bitcast_shape(x.shape, from_numpy(x.dtype), type)
-    return x.reshape(-1).view(type.np).reshape(shape)
+    return np.ascontiguousarray(x).reshape(-1).view(type.np).reshape(shape)

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from ..eager.dispatch import apply, convert_to_tensor
 from ..export import runs, tf_export
-from .array import _check_bad_indices_policy
+from .array import _check_bad_indices_policy, _is_tensor_like
 
 
 def _extreme(opname, doc):
@@ -11,7 +11,9 @@ def _extreme(opname, doc):
         _check_bad_indices_policy(bad_indices_policy, opname)
         t = convert_to_tensor(tensor)
         ix = convert_to_tensor(indices)
-        return apply(opname, (t, ix, convert_to_tensor(updates, dtype=t.dtype)))
+        # a tensor of another dtype is TF's dtype error, not converted (as tensor_scatter_nd_add)
+        upd = updates if _is_tensor_like(updates) else convert_to_tensor(updates, dtype=t.dtype)
+        return apply(opname, (t, ix, convert_to_tensor(upd)))
     fn.__name__, fn.__doc__ = opname, doc
     return runs(opname)(fn)
 

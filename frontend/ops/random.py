@@ -11,6 +11,7 @@ import numbers
 import random as _pyrandom
 
 from ...ir import dtypes as D
+from ...ir.errors import noted
 from ...ir.shapes import TensorShape
 from ...runtime.kernels import random as _kernels
 from ..eager.dispatch import convert_to_tensor, op_error
@@ -53,7 +54,7 @@ def get_seed(op_seed):
     """TF's `random_seed.get_seed`: the (seed, seed2) attribute pair of a stateful op."""
     if op_seed is not None and (isinstance(op_seed, (str, bytes)) or
                                 not isinstance(op_seed, numbers.Real)):
-        raise TypeError(f"random seed must be an integer, got {op_seed!r}")  # TF: TypeError
+        raise noted(TypeError(f"random seed must be an integer, got {op_seed!r}"))  # as TF
     g = _SeedState.global_seed
     if g is not None:
         if op_seed is None:

@@ -14,6 +14,7 @@ import enum
 import threading
 
 from ...runtime import spmd
+from ..composite.base import CompositeTensor
 from ..eager import dispatch
 from ..data.distribute import DistributedDataset
 from ..export import runs, tf_export
@@ -51,12 +52,13 @@ class ReplicaContext:
         """`value` (a tensor or a nest of tensors) reduced over every replica."""
         from .. import nest
         how = _reduction(reduce_op)
-        if self._num == 1:    # one replica: the value is its own reduction (no op, as TF)
-            return value
-        # a composite (IndexedSlices) is reduced dense: its rows differ per replica
-        return nest.map_structure(
-            lambda v: all_reduce(dispatch.convert_to_tensor(v), how, self._num), value,
-            expand_composites=False)
+
+        def reduce(v):
+            if not isinstance(v, CompositeTensor) or self._num > 1:
+                # a composite (IndexedSlices) is reduced dense: its rows differ per replica
+                return all_reduce(dispatch.convert_to_tensor(v), how, self._num)
+            return v      # one replica's composite is its own reduction
+        return nest.map_structure(reduce, value, expand_composites=False)
 
 
 class ValueContext:
@@ -217,6 +219,12 @@ class MirroredStrategy:
         trace_type.key_and_flat(compiled.bind(first[0], first[1]), flat)
         return program([[c._host() for c in replicas[id(t)].values] if id(t) in replicas else
                         t._host() for t in flat])
+
+    def update(self, var, fn, args=(), kwargs=None, group=True):
+        """TF's `strategy.extended.update`: `fn(var, *args, **kwargs)` on the mirrored
+        variable, whose one value serves every replica (Keras's optimizers update through
+        it)."""
+        return fn(var, *tuple(args), **dict(kwargs or {}))
 
     def reduce(self, reduce_op, value, axis=None):
         """Reduce a PerReplica value across replicas (and along `axis` within each)."""

@@ -20,7 +20,6 @@ mesh = dtensor.create_distributed_mesh([("x", 4)], device_type="CPU")
 rng = np.random.default_rng(0)
 x, y, w0 = (rng.standard_normal(s).astype(np.float32) for s in ((8, 3), (8, 2), (3, 2)))
 w4_0, y4 = (rng.standard_normal(s).astype(np.float32) for s in ((3, 4), (8, 4)))
-opt = tf.keras.optimizers.SGD(0.1)
 whole = dtensor.Layout.replicated(mesh, 2)
 
 
@@ -28,6 +27,7 @@ def sgd_step(w0, layout, batch_layout, target):
     """One compiled SGD step of mean((x @ w - target)**2) on a DVariable `w` laid out as
     `layout`, the batch laid out as `batch_layout`; returns the variable."""
     w = dtensor.DVariable(dtensor.relayout(tf.constant(w0), layout))
+    opt = tf.keras.optimizers.SGD(0.1)   # Keras's optimizers serve the variables they built
 
     @tf.function(jit_compile=True)
     def step(a, b):

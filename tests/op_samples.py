@@ -790,17 +790,17 @@ add("mul", lambda x: tf.while_loop(lambda y: tf.reduce_max(y) < 100.0, lambda y:
 # --- logging ------------------------------------------------------------------------------
 _PRINTED = io.StringIO()
 add("print", lambda x, y: tf.print("x:", x, "y =", y, output_stream=_PRINTED, summarize=2),
-    R((3, 5), F32), R((4,), I32), log=_PRINTED, xla="unimplemented")
+    R((3, 5), F32), R((4,), I32), log=_PRINTED)
 add("print", lambda x: (tf.print(x, output_stream=_PRINTED, sep="|", end="!\n"), x + 1)[1],
     R((2, 2), I64, 0, 4),
-    tag="i64-returns", log=_PRINTED, xla="unimplemented")
+    tag="i64-returns", log=_PRINTED)
 add("assert", lambda x: (tf.debugging.Assert(tf.reduce_all(x > -10.0), [x]), x * 2)[1],
-    R((3, 4), F32), xla="unimplemented")
+    R((3, 4), F32))
 add("assert", lambda x, y: tf.debugging.assert_equal(x, y), nonzero((3,), I32),
     const(np.zeros(3), I32), tag="i32-fails",
-    raises=tf.errors.InvalidArgumentError, xla="unimplemented")
+    raises=tf.errors.InvalidArgumentError)
 add("assert", lambda x: (tf.debugging.assert_less(x, 10.0), x)[1], R((4,), F64),
-    tag="f64-holds", xla="unimplemented")
+    tag="f64-holds")
 
 
 # --- segment reductions, and the compositions users reach for ---------------------------
@@ -844,13 +844,13 @@ add("gather", lambda p, i: tf.nn.embedding_lookup(p, i), R((5, 3), F32), index((
 add("where_indices", lambda x, m: tf.boolean_mask(x, m, axis=1), R((2, 4, 3), F32),
     R((4,), B), tag="boolean_mask", xla="unimplemented", static="shape")
 add("assert", lambda x: tf.debugging.check_numerics(x, "checked") * 2, R((3,), F32),
-    tag="check_numerics", xla="unimplemented")
+    tag="check_numerics")
 add("assert", lambda x: tf.debugging.check_numerics(x, "checked"), specials((4,), F64),
-    tag="check_numerics-fails", raises=tf.errors.InvalidArgumentError, xla="unimplemented")
+    tag="check_numerics-fails", raises=tf.errors.InvalidArgumentError)
 add("assert", lambda x: (tf.debugging.assert_positive(x), x)[1], nonzero((4,), F32),
-    tag="assert_positive-fails", raises=tf.errors.InvalidArgumentError, xla="unimplemented")
+    tag="assert_positive-fails", raises=tf.errors.InvalidArgumentError)
 add("assert", lambda x: (tf.debugging.assert_non_negative(x), x)[1], R((4,), I32, 0, 3),
-    tag="assert_non_negative", xla="unimplemented")
+    tag="assert_non_negative")
 add("unique", tf.unique, index(8, 4), xla="unimplemented")
 add("unique", lambda x: tf.unique(x, out_idx=tf.int64), R((6,), F32, -1, 1), tag="f32-i64",
     xla="unimplemented")

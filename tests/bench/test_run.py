@@ -16,7 +16,10 @@ EXPECTED = ["cached call x*2+1 f32[4], XLA", "cached call x*2+1 f32[4], executor
             "MLP step, executor peak host memory", "MLP step, peak RSS, XLA",
             "MLP step, peak RSS, executor", "chain N=200, XLA first call",
             "chain N=200, trace+import+passes+lowering", "chain N=200, executor first call",
-            "chain phases N=200 / N=40", "import flowjit, fresh process",
+            "chain phases N=200 / N=40",
+            "chain N=200, XLA first call in a second process (compilation cache)",
+            "MLP step (functional), XLA first call in a second process (compilation cache)",
+            "import flowjit, fresh process",
             "import flowjit / import jax"]
 PHASES = ("trace", "import", "passes", "lowering", "xla_compile")
 
@@ -53,4 +56,4 @@ def test_script_entry_point_shows_usage():
     proc = subprocess.run([sys.executable, os.path.join("bench", "run.py"), "--help"],
                           cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
-    assert "--quick" in proc.stdout and "--json" in proc.stdout
+    assert "--quick" in proc.stdout and "--json" in proc.stdout and "--with-tf" in proc.stdout

@@ -334,6 +334,16 @@ def _cast_ref(x, dst: D.DType):
     is x != 0."""
     if dst.is_bool:
         return x.astype(np.float64) != 0 if is_float(x.dtype) else x != 0
+    if is_float(x.dtype) and dst in (D.uint32, D.uint64):
+        # uint32/uint64: a negative value above the signed bound wraps, one in range is
+        # exact, anything else (NaN, Inf, too large) is the indefinite 2**(bits-1)
+        bits = 8 * dst.size
+        out = []
+        for v in x.astype(np.float64).ravel():
+            t = int(v) if np.isfinite(v) else None
+            ok = t is not None and -2 ** (bits - 1) <= t < 2 ** bits
+            out.append(t % 2 ** bits if ok else 2 ** (bits - 1))
+        return np.array(out, dtype=object).reshape(x.shape).astype(dst.np)
     if is_float(x.dtype) and dst.is_integer:
         bits = 64 if dst is D.int64 else 32
         out = []

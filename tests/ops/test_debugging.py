@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import flowjit as tf
-from flowjit.errors import InvalidArgumentError, UnimplementedError
+from flowjit.errors import InvalidArgumentError
 
 MODES = ("eager", "graph")
 
@@ -64,10 +64,13 @@ def test_check_numerics_rejects_ints_and_passes_gradients():
     np.testing.assert_array_equal(tape.gradient(y, x).numpy(), [2.0, 4.0])
 
 
-def test_asserts_under_xla_are_refused_at_compile_time():
-    f = tf.function(lambda x: tf.debugging.check_numerics(x, "m"), jit_compile=True)
-    with pytest.raises(UnimplementedError, match="assert"):
-        f(tf.constant([1.0]))
+@pytest.mark.parametrize("jit", [False, True], ids=["graph", "xla"])
+def test_check_numerics_in_a_function_fails_the_call(jit):
+    # XLA runs the check as a host callback: the same error as the executor's
+    f = tf.function(lambda x: tf.debugging.check_numerics(x, "m"), jit_compile=jit)
+    np.testing.assert_array_equal(f(tf.constant([1.0, -2.0])).numpy(), [1.0, -2.0])
+    with pytest.raises(InvalidArgumentError, match="m : Tensor had NaN values"):
+        f(tf.constant([1.0, np.nan])).numpy()
 
 
 A, V = tf.zeros([2, 3]), tf.zeros([3])

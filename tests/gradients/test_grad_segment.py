@@ -18,10 +18,11 @@ def distinct(shape):
 SORTED = np.array([0, 0, 2, 2, 2, 3], np.int32)
 UNSORTED = np.array([[1, -1, 0], [3, 2, 1]], np.int64)  # no empty segment: max is finite
 CASES = [Case(f"segment_{how}", [distinct((6, 2)), SORTED], tag="rows")
-         for how in ("sum", "mean", "max")]
+         for how in ("sum", "mean", "max", "min", "prod")]
+SORTED_CASES = len(CASES)
 CASES += [Case(f"unsorted_segment_{how}", [distinct((2, 3, 2)), UNSORTED],
                {"num_segments": 4}, tag="ids-2d-negative")
-          for how in ("sum", "max")]
+          for how in ("sum", "max", "min", "prod")]
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
@@ -29,7 +30,7 @@ def test_gradient_matches_finite_differences(case):
     run_all(case)
 
 
-@pytest.mark.parametrize("case", CASES[3:], ids=lambda c: c.id)
+@pytest.mark.parametrize("case", CASES[SORTED_CASES:], ids=lambda c: c.id)
 def test_unsorted_gradient_under_xla(case):
     check_graph(case, jit_compile=True)
 

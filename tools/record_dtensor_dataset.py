@@ -60,7 +60,7 @@ def main():
             record["errors"][name] = [type(e).__name__, str(e).split("\n")[0]]
     path = os.path.join(os.path.dirname(__file__), "..", "tests", "data", "tf_dtensor_dataset.json")
     with open(path, "w") as f:
-        json.dump(record, f, indent=1)
+        json.dump(record, f, separators=(",", ":"))
         f.write("\n")
 
 

@@ -27,11 +27,15 @@ def _gather_rows(t, ids, data):
     return M.where(_row_mask(kept, data, ids), rows, A.zeros_like(rows))
 
 
-def _segment_sum_like(op, values, ids):
-    """The op's own summation (sorted or unsorted) applied to `values`."""
+def _like(op, sorted_fn, unsorted_fn, values, ids):
+    """A segment reduction of the op's own kind (sorted or unsorted) applied to `values`."""
     if op.opdef.name.startswith("unsorted"):
-        return S.unsorted_segment_sum(values, ids, attr(op, "num_segments"))
-    return S.segment_sum(values, ids)
+        return unsorted_fn(values, ids, attr(op, "num_segments"))
+    return sorted_fn(values, ids)
+
+
+def _segment_sum_like(op, values, ids):
+    return _like(op, S.segment_sum, S.unsorted_segment_sum, values, ids)
 
 
 @gradient("segment_sum", "unsorted_segment_sum")
@@ -57,21 +61,14 @@ def _max_grad(op, g):
     return [M.where(chosen, share, A.zeros_like(share)), None]
 
 
-def _segment_prod_like(op, values, ids):
-    """The op's own product (sorted or unsorted) applied to `values`."""
-    if op.opdef.name.startswith("unsorted"):
-        return S.unsorted_segment_prod(values, ids, attr(op, "num_segments"))
-    return S.segment_prod(values, ids)
-
-
 @gradient("segment_prod", "unsorted_segment_prod")
 def _prod_grad(op, g):
     data, ids = op.inputs
     zero = M.equal(data, A.zeros_like(data))
     zeros_in_segment = _segment_sum_like(op, M.cast(zero, D.int32), ids)
     # the product of the segment's nonzero rows, and the rows' gradient without their own
-    nonzero_prod = _segment_prod_like(op, M.where(zero, A.ones_like(data), data), ids)
     safe_data = M.where(zero, A.ones_like(data), data)
+    nonzero_prod = _like(op, S.segment_prod, S.unsorted_segment_prod, safe_data, ids)
     others = M.where(zero, _gather_rows(nonzero_prod, ids, data),
                      M.truediv(_gather_rows(op.outputs[0], ids, data), safe_data))
     g = M.where(M.greater(zeros_in_segment, 1), A.zeros_like(g), g)

@@ -16,8 +16,8 @@ every op of the module on its worklist, offers each op to each pattern, checks e
 trivial deadness, and after any change walks the whole module again, at 4-20 us per op per
 walker pass as measured here: over the 12.5k ops of the N=5000 chain, ten passes would
 take 0.5-2.5 s, against about 0.3 s for the whole pipeline with this driver. It keeps
-xDSL's pattern and rewriter API (`RewritePattern`, `PatternRewriter` and its listener; region-op patterns also carry
-`@op_type_rewrite_pattern`) and changes three things:
+xDSL's pattern and rewriter API (`RewritePattern`, `PatternRewriter` and its listener;
+region-op patterns also carry `@op_type_rewrite_pattern`) and changes three things:
 - patterns name the ops they match (`roots`, op names: df op classes are made per op, and
   an `isinstance` on them goes through ABCMeta), and one walk in post-order (an op after
   the ops nested in it, so inner region ops first) collects just those ops;

@@ -11,6 +11,11 @@ from __future__ import annotations
 
 import os as _os
 
+if __name__ == "__init__":
+    # pytest imports this file under its own name when the checkout's folder name is no
+    # identifier (mktemp's tmp.x1y2): its relative imports then resolve in the package
+    __package__, __path__ = "flowjit", []
+
 __path__.append(_os.path.join(_os.path.dirname(__file__), "api"))
 
 from .ir.dtypes import (DType, as_dtype, bfloat16, bool_ as bool, double, float16,

@@ -3,7 +3,9 @@
     python -m flowjit.testing.opt_scaling 10000 25000 100000
 
 prints the seconds each shape of input takes (parse + verify + print, split-input-file,
-verify-diagnostics, the SavedModel exporter, `tf.saved_model.load`) at each size.
+verify-diagnostics, the SavedModel exporter, `tf.saved_model.load`) at each size. They are
+CPU seconds of this process (`time.process_time`), so other work on a shared machine does not
+skew the ratio between sizes.
 """
 from __future__ import annotations
 
@@ -67,9 +69,9 @@ def time_opt(text: str, *argv) -> float:
     sys.stdin = io.StringIO(text)
     try:
         with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
-            t0 = time.perf_counter()
+            t0 = time.process_time()
             main(["-", *argv])
-            return time.perf_counter() - t0
+            return time.process_time() - t0
     finally:
         sys.stdin = old
 
@@ -79,9 +81,9 @@ def time_export(n: int) -> float:
     from ..ir.exporter import export_graph
     from ..ir.printing import parse_module
     module = parse_module(outer_values(n))
-    t0 = time.perf_counter()
+    t0 = time.process_time()
     export_graph(module)
-    return time.perf_counter() - t0
+    return time.process_time() - t0
 
 
 def time_saved_model_load(n: int) -> float:
@@ -103,9 +105,9 @@ def time_saved_model_load(n: int) -> float:
     folder = tempfile.mkdtemp(prefix="opt_scaling_")
     try:
         tf.saved_model.save(module, folder)
-        t0 = time.perf_counter()
+        t0 = time.process_time()
         tf.saved_model.load(folder)
-        return time.perf_counter() - t0
+        return time.process_time() - t0
     finally:
         shutil.rmtree(folder, ignore_errors=True)
 

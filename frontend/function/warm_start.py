@@ -11,9 +11,11 @@ run on a hit. Objects the code names (a model, a tf.Module) contribute their cla
 and their attributes; variables their dtype and shape, and the path the code reaches them by
 (`global model`, `attr dense`, `attr kernel`): a hit finds them again by those paths and the
 stored executable reads and updates them as a traced call does. A function whose code names
-anything else (a tensor, an object of flowjit's or a library's own class), a trace capturing
-anything but those variables, random ops, prints or asserts, or `None` dimensions is compiled
-as usual and not stored.
+anything else (a tensor, an object of an installed library's class), a trace capturing
+anything but those variables, random ops, prints or asserts is compiled as usual and not
+stored. A trace with `None` dimensions (an `input_signature`) stores an entry per concrete
+argument shapes it is compiled for; a call with shapes not stored traces (the stored module
+is not re-specialised: that would be lowering and XLA's compile, the cost a hit saves).
 
 An entry is a folder `<key>/` of a JSON manifest, the optimized df module's text, the
 StableHLO portable artifact and XLA's serialized executable, each file's SHA-256 in the
@@ -278,19 +280,32 @@ def _read(folder: str, name: str, expected_sha=None) -> bytes:
     return data
 
 
-def lookup(function, key):
+def entry_name(key: str, shapes=None) -> str:
+    """An entry's folder name: the key, followed for a trace with `None` dims by a digest of
+    the concrete argument shapes its executable was compiled for."""
+    if shapes is None:
+        return key
+    text = json.dumps([list(shape) for shape in shapes])
+    return f"{key}-{hashlib.sha256(text.encode()).hexdigest()[:16]}"
+
+
+def lookup(function, key, shapes=None):
     """The stored function for `key` (a WarmStart), or None (a miss: absent, or a bad
-    entry, with a warning saying why)."""
+    entry, with a warning saying why). `shapes`: the call's argument shapes, which pick the
+    entry when the trace type has `None` dims (a trace type without them has one entry)."""
     root = _DIR[0]
     if root is None or key is None or _CTX.tape_hook is not None:
         return None
     folder = os.path.join(root, key)
+    if not os.path.isdir(folder) and shapes is not None:
+        folder = os.path.join(root, entry_name(key, shapes))
     if not os.path.isdir(folder):
         return None
     try:
         manifest = safe_files.loads_json(_read(folder, MANIFEST), f"{folder}/{MANIFEST}")
         if not isinstance(manifest, dict) or manifest.get("format") != FORMAT or \
-                manifest.get("key") != key:
+                manifest.get("key") != key or \
+                entry_name(key, manifest.get("shapes")) != os.path.basename(folder):
             raise ValueError("the manifest is another entry's or another format's")
         files = manifest["files"]
         code = _read(folder, "executable.bin", files["executable.bin"])
@@ -350,14 +365,16 @@ def _sequence(structure):
 
 
 def store(cf, values, executable):
-    """Write the entry of a compile, when its trace was noted and is storable."""
-    key = _PENDING.pop(cf, None)
+    """Write the entry of a compile, when its trace was noted and is storable: a trace with
+    `None` dims stores one entry per concrete argument shapes it is compiled for."""
+    key = _PENDING.get(cf) if not cf.static_shapes else _PENDING.pop(cf, None)
     root = _DIR[0]
     if key is None or root is None:
         return
     lowered = executable.lowered
-    if not cf.static_shapes or lowered.host_inputs or lowered.host_callbacks:
+    if cf.resizable or lowered.host_inputs or lowered.host_callbacks:
         return
+    shapes = None if cf.static_shapes else [list(v.shape) for v in values[:cf.num_args]]
     paths = {id(h): path for path, h in getattr(key, "variables", {}).items()}
     try:
         sequence = _sequence(cf.structure)
@@ -372,10 +389,10 @@ def store(cf, values, executable):
              "executable.bin": bytes(executable.loaded.serialize())}
     manifest = {"format": FORMAT, "key": key, "function": cf.name,
                 "out_dtypes": [d.name for d in cf.out_dtypes], "sequence": sequence,
-                "num_args": cf.num_args, "captures": captures,
+                "num_args": cf.num_args, "shapes": shapes, "captures": captures,
                 "written_args": list(lowered.written_args),
                 "files": {n: hashlib.sha256(b).hexdigest() for n, b in files.items()}}
-    folder = os.path.join(root, key)
+    folder = os.path.join(root, entry_name(key, shapes))
     try:
         os.makedirs(folder, mode=safe_files.dir_mode(), exist_ok=True)
         for name, data in files.items():

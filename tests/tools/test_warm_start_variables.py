@@ -173,3 +173,39 @@ def test_a_second_process_continues_training_warm(tmp_path):
         assert run.returncode == 0, run.stderr
     assert reference.stdout == cold.stdout and reference.stdout.rstrip().endswith(" 1")
     assert warm.stdout == reference.stdout.rstrip()[:-1] + "0\n"
+
+
+SIGNATURE = """
+import flowjit as tf
+
+TRACES = []
+
+
+@tf.function(jit_compile=True, input_signature=[tf.TensorSpec([None], tf.float32)])
+def f(x):
+    TRACES.append(1)
+    return tf.reduce_sum(x * x), x[::-1] * 2.0
+"""
+
+
+def _load_signature(tmp_path, name):
+    path = tmp_path / f"{name}.py"
+    path.write_text(SIGNATURE)
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_none_dims_store_an_entry_per_concrete_shape(cache, tmp_path):
+    first = _load_signature(tmp_path, "sig")
+    for n in (3, 5):
+        first.f(tf.range(n, dtype=tf.float32))
+    assert len(first.TRACES) == 1 and len(_entries(cache)) == 2
+    again = _load_signature(tmp_path, "sig")
+    total, flipped = again.f(tf.constant([1.0, -2.0, 0.5, 4.0, 0.0]))
+    assert again.TRACES == []
+    np.testing.assert_allclose(float(total), 21.25)
+    np.testing.assert_array_equal(flipped.numpy(), [0.0, 8.0, 1.0, -4.0, 2.0])
+    total, _ = again.f(tf.constant([2.0, 0.0, -1.0, 3.0]))     # a shape not stored: traced
+    assert len(again.TRACES) == 1 and float(total) == 14.0 and len(_entries(cache)) == 3

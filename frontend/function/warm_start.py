@@ -85,7 +85,7 @@ class _Walk:
     through (`global model`, `attr dense`, `attr kernel`), which a hit resolves again."""
 
     def __init__(self):
-        self.seen: set = set()
+        self.seen: set = set()           # functions, and ids of objects and variables
         self.variables: dict = {}        # path (tuple of steps) -> ResourceHandle
 
     def value(self, value, depth: int, path: tuple):
@@ -126,8 +126,9 @@ class _Walk:
         shape = variable.shape
         if not shape.is_fully_defined():
             raise _Uncacheable("a variable with None dims")
-        if handle in self.variables.values():
+        if id(handle) in self.seen:
             return ["variable", "again"]
+        self.seen.add(id(handle))
         self.variables[path] = handle
         return ["variable", variable.dtype.name, list(shape.as_list())]
 
@@ -182,7 +183,7 @@ def _origin(cls) -> str:
     if cls.__module__.startswith(__name__.split(".")[0] + "."):
         return "flowjit"
     module = sys.modules.get(cls.__module__)
-    if module is None:        # a module loaded from a file by hand (importlib), not installed
+    if module is None or cls.__module__ == "__main__":   # loaded by hand (importlib), a script
         return "user"
     path = getattr(module, "__file__", None)
     if path is None or any(part in path for part in ("site-packages", "dist-packages")):

@@ -146,11 +146,11 @@ BROWSERS = ("chromium-headless-shell", "chromium", "google-chrome")
 
 
 def render(graph_path: str, node_data_paths=(), screenshot: str | None = None,
-           port: int = 8391, settle_ms: int = 2000) -> str:
+           port: int | None = None, settle_ms: int = 2000) -> str:
     """Open `graph_path` (with per-node data files) in Model Explorer's own web app, served by
-    its own server, in headless Chromium (a `BROWSERS` binary on PATH, else Playwright's
-    bundled one); returns the page's text once it has laid out, and saves a screenshot.
-    Needs the `explorer` extra and a Chromium."""
+    its own server (on `port`, else a free one), in headless Chromium (a `BROWSERS` binary on
+    PATH, else Playwright's bundled one); returns the page's text once it has laid out, and
+    saves a screenshot. Needs the `explorer` extra and a Chromium."""
     import shutil
     import subprocess
     import sys
@@ -160,6 +160,11 @@ def render(graph_path: str, node_data_paths=(), screenshot: str | None = None,
     from model_explorer.config import ModelExplorerConfig
     from playwright.sync_api import sync_playwright
 
+    if port is None:     # a free one: another render (or server) may hold any fixed port
+        import socket
+        with socket.socket() as probe:
+            probe.bind(("localhost", 0))
+            port = probe.getsockname()[1]
     config = ModelExplorerConfig()
     config.add_model_from_path(os.path.abspath(graph_path))
     for path in node_data_paths:

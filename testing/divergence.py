@@ -5,9 +5,10 @@
     python -m flowjit.testing.divergence dumped.mlir [--seed 0] [--passes SPEC]
 
 One trace (a df module) is made to return every value its top-level ops compute, then run:
-eagerly (the Python function, final results only), on the graph executor without passes (the
-reference for every value), on the executor after each pass of the pipeline in turn, and
-under XLA after the whole pipeline. Each stage's values are compared with the reference's in
+eagerly (the trace's graph replayed node by node through eager dispatch, the path an eager op
+takes, and the Python function itself for the final results), on the graph executor without
+passes (the reference for every value), on the executor after each pass of the pipeline in
+turn, and under XLA after the whole pipeline. Each stage's values are compared with the reference's in
 program order; the first value beyond its dtype's tolerance names the op that computed it
 (its df name, node and source line) and the stage: the pass after which it changed, or XLA
 with the op's lowering rule. Differences the fuzzer knows XLA makes (testing/fuzz.py: flushed
@@ -154,6 +155,46 @@ def _xla(module, values):
     return [np.asarray(v) for v in exe.run(*[xla.to_device(np.asarray(v)) for v in values])]
 
 
+def replay_eagerly(graph, values) -> dict:
+    """Run a traced graph's nodes one by one through eager dispatch on the graph inputs'
+    `values`; returns node name -> (its op, its outputs as NumPy arrays). A node eager cannot
+    run alone (a control-flow op whose bodies are graphs, an op with no eager form) or a
+    stateful one (a random op would draw other numbers) is left out, and so are its users."""
+    from flowjit.frontend.eager import dispatch
+    from flowjit.frontend.eager.tensor import Tensor
+    from flowjit.ir.registry import OPS
+    env = {node: (Tensor._wrap(np.asarray(v), node.out_types[0].dtype),)
+           for node, v in zip(graph.inputs, values)}
+    for node in graph.nodes:
+        if node in env or node.stateful or node.op not in OPS or \
+                any(n not in env for n, _ in node.inputs):
+            continue
+        try:
+            out = dispatch.apply(node.op, [env[n][i] for n, i in node.inputs], dict(node.attrs))
+        except Exception:     # noqa: BLE001 - an op that only runs inside a graph: left out
+            continue
+        env[node] = out if isinstance(out, tuple) else (out,)
+    return {node.name: (node.op, [np.asarray(t.numpy()) for t in outs])
+            for node, outs in env.items()}
+
+
+def _eager_like(owners, reference, eager_values, function_name):
+    """Eager's value in the place of each reference value: the replayed node's output when
+    the df op is that node's own (same op, same result), else the reference (not compared)."""
+    outs, index = [], {}
+    for ref, op in zip(reference, owners):
+        value = ref
+        if op is not None:
+            i = index[op] = index.get(op, -1) + 1
+            label, _ = _describe(op)
+            node_op, node_outs = eager_values.get(label.removeprefix(function_name + "/"),
+                                                  (None, ()))
+            if op.name == f"df.{node_op}" and i < len(node_outs):
+                value = node_outs[i]
+        outs.append(value)
+    return outs
+
+
 def _first(stage, outs, reference, owners, report, rule_of=None):
     """Record the first value of `outs` that diverges from `reference` (and known ones)."""
     for actual, expected, op in zip(outs, reference, owners):
@@ -173,8 +214,11 @@ def _first(stage, outs, reference, owners, report, rule_of=None):
     return False
 
 
-def compare_module(module, values, passes=None, eager_outputs=None) -> Report:
-    """Compare the stages of a df module on argument `values` (NumPy arrays)."""
+def compare_module(module, values, passes=None, eager_outputs=None,
+                   eager_values=None) -> Report:
+    """Compare the stages of a df module on argument `values` (NumPy arrays); `eager_values`
+    (graph node name -> (op, output arrays), from `replay_eagerly`) and `eager_outputs` (the
+    Python function's results) are eager's."""
     from flowjit.ir.dialect import ResourceType
     from flowjit.lowering.stablehlo.core import ASSIGN_OPS, RULES, rule_name
     from flowjit.passes.pipeline import run_pipeline
@@ -184,12 +228,18 @@ def compare_module(module, values, passes=None, eager_outputs=None) -> Report:
     if any(isinstance(a.type, ResourceType) for a in _entry(module).body.block.args):
         raise ValueError("compare_backends: the function reads variables; pass their values "
                          "as arguments")
+    function_name = _entry(module).sym_name.data
     owners = expose_values(module)
     reference = _executor(module, values)
     report = Report(["executor"])
     n_results = owners.count(None)
-    if eager_outputs is not None:
+    if eager_values is not None or eager_outputs is not None:
         report.stages.insert(0, "eager")
+    if eager_values is not None:
+        outs = _eager_like(owners, reference, eager_values, function_name)
+        if _first("eager", outs, reference, owners, report):
+            return report
+    if eager_outputs is not None:
         for i, (got, want) in enumerate(zip(reference[:n_results], eager_outputs)):
             if classify(got, want) is not None:
                 report.first = Divergence("eager", f"result {i}", "", "", want, got)
@@ -229,7 +279,8 @@ def compare_backends(f, *args, **kwargs) -> Report:
     eager = tf.nest.flatten(fn.python_function(*args, **kwargs))
     module = import_graph(cf.graph, cf.name)
     return compare_module(module, values, passes=fn.passes,
-                          eager_outputs=[np.asarray(t) for t in eager])
+                          eager_outputs=[np.asarray(t) for t in eager],
+                          eager_values=replay_eagerly(cf.graph, values))
 
 
 def _random_inputs(module, seed: int) -> list:

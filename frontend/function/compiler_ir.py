@@ -126,14 +126,15 @@ class CompilerIR:
 
     def text(self, stage: str):
         if stage.startswith("after:"):
-            return self._report().after(stage[len("after:"):])
+            return self.pipeline_report().after(stage[len("after:"):])
         fn = STAGES.get(stage)
         if fn is None:
             raise ValueError(f"Unknown compiler IR stage {stage!r}; known stages: "
                              f"{', '.join(STAGES)}, after:<pass>")
         return fn(self)
 
-    def _report(self):
+    def pipeline_report(self):
+        """The pass pipeline's PipelineReport: each run's record with the IR after it."""
         if getattr(self, "_pipeline_report", None) is None:
             self._pipeline_report = self.cf.pipeline_report()
         return self._pipeline_report
@@ -141,7 +142,7 @@ class CompilerIR:
     def pass_report(self) -> "PassReport":
         """Per pass run: name, seconds, op counts before/after, iteration, and a unified
         diff of the IR when the pass changed it (a list of dicts; printed, a table)."""
-        return PassReport(r.as_dict() for r in self._report().records)
+        return PassReport(r.as_dict() for r in self.pipeline_report().records)
 
     def __call__(self, stage: str = "hlo", device_name=None, platform_name=None):
         """TF's `experimental_get_compiler_ir(...)(stage=...)`."""

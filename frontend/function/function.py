@@ -88,7 +88,7 @@ class Function:
         self._traces: list = []            # (key, ConcreteFunction), newest last
         self._trace_count = 0
         self._last_retrace = None
-        self._warm: dict = {}              # trace type -> a compilation-cache hit
+        self._warm: dict = {}              # (trace type, shapes) -> a compilation-cache hit
         self._warm_keys: dict = {}         # trace type -> its compilation-cache key
         functools.update_wrapper(self, python_function, updated=())
 
@@ -103,7 +103,7 @@ class Function:
             return self._python_function(*args, **kwargs)
         if self._input_signature is not None:
             flat = self._flat_for_signature(args, kwargs)
-            key = self._signature_key
+            return call_flat(self._concrete_for(self._signature_key, args, flat), flat)
         else:
             if kwargs or len(args) != self._positional_arity:
                 args = self.bind(args, kwargs)
@@ -131,11 +131,12 @@ class Function:
             key = trace_type.key_and_flat(args, flat)
         return call_flat(self._concrete_for(key, args), flat)
 
-    def _concrete_for(self, key, args):
-        """The ConcreteFunction for the trace type `key`, tracing on a miss."""
+    def _concrete_for(self, key, args, flat=None):
+        """The ConcreteFunction for the trace type `key`, tracing on a miss. `flat`: the
+        call's tensors, whose shapes pick the compilation-cache entry of a `None`-dim `key`."""
         cf = self._cache.get(key)
         if cf is None and self._jit_compile and warm_start.compilation_cache_dir():
-            cf = self._warm_start(key)
+            cf = self._warm_start(key, flat)
         if cf is None:
             traces = self._trace_count
             with COMPILE_LOCK:
@@ -148,15 +149,18 @@ class Function:
             self._call_stats.untraced += 1
         return cf
 
-    def _warm_start(self, key):
-        """A compilation-cache hit for trace type `key` (warm_start.py), or None."""
+    def _warm_start(self, key, flat=None):
+        """A compilation-cache hit for trace type `key` and the shapes of the call's tensors
+        `flat` (warm_start.py), or None."""
         if _CTX.tape_hook is not None:    # a tape needs the trace
             return None
-        if key not in self._warm:
+        if key not in self._warm_keys:
             # keyed before any trace: tracing may change what the key reads
-            self._warm_keys[key] = digest = warm_start.key_for(self, key)
-            self._warm[key] = warm_start.lookup(self, digest)
-        return self._warm[key]
+            self._warm_keys[key] = warm_start.key_for(self, key)
+        shapes = None if flat is None else tuple(tuple(t.shape) for t in flat)
+        if (key, shapes) not in self._warm:
+            self._warm[key, shapes] = warm_start.lookup(self, self._warm_keys[key], shapes)
+        return self._warm[key, shapes]
 
     def bind(self, args, kwargs) -> tuple:
         """The canonical argument tuple of a call: one entry per parameter, defaults applied."""

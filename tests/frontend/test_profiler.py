@@ -1,6 +1,7 @@
 """tf.profiler.experimental: a profile written through jax's profiler, read back as the
-Perfetto trace it writes (gzip'd Chrome trace JSON), with flowjit's phases and the user's
-ranges in it; TF's error classes for start twice / stop without start."""
+Perfetto trace it writes (gzip'd Chrome trace JSON) and as the XSpace TensorBoard's profile
+plugin reads (`*.xplane.pb`, through jax's own XSpace reader), with flowjit's phases and the
+user's ranges in it; TF's error classes for start twice / stop without start."""
 import glob
 import gzip
 import json
@@ -47,3 +48,19 @@ def test_profiler_errors_are_tfs(tmp_path):
             tf.profiler.experimental.start(str(tmp_path))
     finally:
         tf.profiler.experimental.stop()
+
+
+def test_profile_xspace_reads_back_with_the_profilers_reader(tmp_path):
+    from jax.profiler import ProfileData
+
+    @tf.function(jit_compile=True)
+    def f(x):
+        return tf.reduce_sum(x * 2.0 + 1.0)
+
+    with tf.profiler.experimental.Profile(str(tmp_path)):
+        with tf.profiler.experimental.Trace("train", step_num=0, _r=1):
+            f(tf.ones([8]))
+    [path] = glob.glob(f"{tmp_path}/plugins/profile/*/*.xplane.pb")
+    space = ProfileData.from_file(path)
+    names = {e.name for plane in space.planes for line in plane.lines for e in line.events}
+    assert {"flowjit/trace", "flowjit/passes", "flowjit/xla_compile", "train"} <= names

@@ -110,3 +110,37 @@ def test_the_cli_compares_a_dumped_module(tmp_path, capsys):
     path.write_text(text)
     assert divergence.main([str(path), "--seed", "3"]) == 0
     assert "no divergence beyond tolerance" in capsys.readouterr().out
+
+
+@pytest.fixture
+def eager_tanh_off_by_one(monkeypatch):
+    """A planted bug on eager's path alone: eager dispatch's tanh adds 1 (the executor and
+    XLA run their own paths and stay right)."""
+    from flowjit.frontend.eager import dispatch
+    execute = dispatch.execute
+
+    def planted(opdef, inputs, attrs):
+        out = execute(opdef, inputs, attrs)
+        return out + 1.0 if opdef.name == "tanh" else out
+    monkeypatch.setattr(dispatch, "execute", planted)
+
+
+def test_an_eager_kernel_difference_is_named_at_its_op(eager_tanh_off_by_one):
+    report = compare_backends(program, *ARGS)
+    first = report.first
+    assert first is not None and first.stage == "eager" and first.op == "tanh"
+    assert first.where.endswith(f"test_divergence.py:{LINE + 3}")
+    np.testing.assert_allclose(first.actual, np.asarray(first.expected) + 1.0, rtol=1e-6)
+    assert report.stages[0] == "eager"
+
+
+def test_eager_replay_gives_every_node_its_value():
+    f = tf.function(program)
+    cf = f.get_concrete_function(*ARGS)
+    values = divergence.replay_eagerly(cf.graph, [a.numpy() for a in ARGS])
+    x, y = (a.numpy() for a in ARGS)
+    op, (scaled,) = values["mul"]
+    assert op == "mul"
+    np.testing.assert_allclose(scaled, x * 3.0)
+    np.testing.assert_allclose(values["sub"][1][0], x * 3.0 - y)
+    np.testing.assert_allclose(values["add"][1][0], np.tanh(x * 3.0 - y) + 1.0, rtol=1e-6)

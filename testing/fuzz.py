@@ -36,7 +36,8 @@ values, "an infinite part wins": TF 2.21 under jit_compile gives NaN for abs(nan
 too, and its division by another formula can leave a part finite). A program whose eager run raises is only checked not
 to crash; under XLA an UnimplementedError (a result shape known only at run time) is the
 documented limit, and so is a NotImplementedError with unknown-dim signatures (the gradients
-of pools and convolutions need their window geometry while tracing). Where eager's gradient is disconnected (None: the taken branch of a cond is
+of pools and convolutions need their window geometry while tracing) or an error saying a size
+must be known while tracing (the composites of README's differences table). Where eager's gradient is disconnected (None: the taken branch of a cond is
 `zeros_like`), the traced modes are checked against the executor: TF 2.21's traced cond has a
 gradient through either branch, 0 * f'(x), NaN where f' is infinite.
 """
@@ -72,13 +73,17 @@ XLA_NONFINITE_UNCHECKED = {"matrix_inverse", "matrix_determinant", "matrix_solve
 # ... and where eager's result is NaN (a matrix that is not positive definite), any value of
 # XLA's Cholesky, which does not detect it (TF 2.21: cholesky([[-0.]]) is NaN in tf.function
 # and -0. under jit_compile; seed 311860).
-XLA_NAN_UNDETECTED = {"cholesky"}
+# zeta(x, q) at x = +-0 (below its domain x > 1): NaN eagerly, inf under XLA (TF 2.21 alike).
+XLA_NAN_UNDETECTED = {"cholesky", "zeta"}
 # Refusals the README documents: XLA needs static result shapes (where_indices, unique, ...);
 # the gradients of pools and convolutions need spatial/filter dims known while tracing.
 DOCUMENTED_REFUSALS = {("xla", "UnimplementedError"), ("unknown_dims", "NotImplementedError")}
 # ... and an XLA shape argument computed from a data-dependent shape (the gradient of a
 # broadcast against `unique`'s result, seed 306900): TF's InvalidArgumentError, README.
 XLA_NOT_CONSTANT = "must be a compile-time constant"
+# ... and, with unknown dims, the composites whose sizes must be known while tracing (the
+# README's differences table: diag_part/set_diag, conv3d, image.resize ...), which say so.
+UNKNOWN_DIMS_LIMIT = "known while tracing"
 
 
 # --- generation ------------------------------------------------------------------------------
@@ -423,7 +428,8 @@ def run_program(prog) -> dict:
             got = _numpy(f(*xs))
         except Exception as e:  # noqa: BLE001
             if (mode, type(e).__name__) in DOCUMENTED_REFUSALS or \
-                    (mode == "xla" and XLA_NOT_CONSTANT in str(e)):
+                    (mode == "xla" and XLA_NOT_CONSTANT in str(e)) or \
+                    (mode == "unknown_dims" and UNKNOWN_DIMS_LIMIT in str(e)):
                 continue
             if want is not None:
                 return {"status": "mismatch", "detail": f"{mode}: raised {type(e).__name__}: "

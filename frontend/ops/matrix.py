@@ -118,10 +118,18 @@ def diag(diagonal, name="diag", k=0, num_rows=-1, num_cols=-1, padding_value=0,
     """Matrices [..., rows, cols] with `diagonal` [..., L] on diagonal `k` and
     `padding_value` elsewhere (rows = cols = L + |k| unless given)."""
     d = convert_to_tensor(diagonal)
+    k = _offset(k, "diag")
+    if d.shape.rank is not None and d.shape.rank >= 1 and d.shape.as_list()[-1] is None \
+            and k == 0 and _index(num_rows, "num_rows") < 0 and _index(num_cols, "num_cols") < 0:
+        # A square matrix of the diagonal's run-time length (gradients of eigh and friends
+        # under unknown-dim signatures): row i holds d_i where the column is i.
+        where = A.range(A.shape(d)[-1])
+        on_diagonal = M.equal(A.expand_dims(where, -1), where)
+        pad = convert_to_tensor(padding_value, dtype=d.dtype)
+        return M.where(on_diagonal, A.expand_dims(d, -1), pad)
     if d.shape.rank is None or d.shape.rank < 1 or d.shape.as_list()[-1] is None:
         raise ValueError(f"diag: flowjit needs the diagonal's last dimension known while "
                          f"tracing, got shape {d.shape}")
-    k = _offset(k, "diag")
     length = d.shape.as_list()[-1]
     rows = _index(num_rows, "num_rows")
     cols = _index(num_cols, "num_cols")

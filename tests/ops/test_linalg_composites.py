@@ -55,6 +55,16 @@ def test_diag(k):
     assert want.shape == (2, n, n)
 
 
+@pytest.mark.parametrize("jit", [False, True])
+def test_diag_of_a_length_unknown_while_tracing(jit):
+    # One trace serves lengths 3 and 1 and batch sizes 2 and 4; NaN stays on the diagonal.
+    f = tf.function(lambda d: tf.linalg.diag(d, padding_value=-1.0), jit_compile=jit,
+                    input_signature=[tf.TensorSpec([None, None], tf.float32)])
+    for v in (np.array([[1, np.nan, 3], [4, 5, 0]], F32), RNG.standard_normal((4, 1)).astype(F32)):
+        want = np.stack([np.where(np.eye(v.shape[1], dtype=bool), np.diag(r), -1) for r in v])
+        np.testing.assert_array_equal(f(v).numpy(), want)
+
+
 def test_diag_keeps_nan_on_the_diagonal_and_pads():
     v = np.array([np.nan, np.inf, -0.0], F32)
     want = np.full((4, 3), 7, F32)

@@ -374,7 +374,9 @@ class _Generator(Dataset):
         for spec, v in zip(self._flat_spec, flat):
             # as TF's script op: NumPy's conversion to the declared dtype (1.5 -> 1 for int32)
             try:
-                a = np.asarray(v, dtype=object if spec.dtype is D.string else spec.dtype.np)
+                # strings through the Tensor conversion: Python str becomes bytes
+                a = structure.host(v, dtype=D.string).numpy() if spec.dtype is D.string \
+                    else np.asarray(v, dtype=spec.dtype.np)
             except (TypeError, ValueError) as e:
                 raise errors.InvalidArgumentError(
                     None, None, f"TypeError: `generator` yielded an element that could not be "

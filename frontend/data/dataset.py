@@ -8,7 +8,6 @@ transforms.py, the iterators (eager and inside `tf.function`) in iterator.py.
 from __future__ import annotations
 
 import glob
-import os
 
 import numpy as np
 
@@ -136,7 +135,7 @@ class Dataset:
 
     def batch(self, batch_size, drop_remainder=False, num_parallel_calls=None,
               deterministic=None, name=None):
-        return TRANSFORMATIONS["Batch"](self, batch_size, drop_remainder)
+        return TRANSFORMATIONS["Batch"](self, batch_size, drop_remainder, num_parallel_calls)
 
     def padded_batch(self, batch_size, padded_shapes=None, padding_values=None,
                      drop_remainder=False, name=None):
@@ -172,7 +171,8 @@ class Dataset:
 
     def interleave(self, map_func, cycle_length=None, block_length=None,
                    num_parallel_calls=None, deterministic=None, name=None):
-        return TRANSFORMATIONS["Interleave"](self, map_func, cycle_length, block_length)
+        return TRANSFORMATIONS["Interleave"](self, map_func, cycle_length, block_length,
+                                             num_parallel_calls)
 
     def flat_map(self, map_func, name=None):
         return TRANSFORMATIONS["Interleave"](self, map_func, 1, 1)
@@ -251,6 +251,10 @@ class Dataset:
                             f"Summarized data: b'No files matched pattern: {shown}'")
         ds = _TensorSlices(structure.host(np.array([n.encode() for n in names], object)))
         return ds.shuffle(len(names), seed=seed) if shuffle is None or shuffle else ds
+
+    @staticmethod
+    def counter(start=0, step=1, dtype=D.int64, name=None):
+        return TRANSFORMATIONS["Counter"](start, step, dtype)
 
     @staticmethod
     def choose_from_datasets(datasets, choice_dataset, stop_on_empty_dataset=True):
@@ -397,9 +401,8 @@ class TextLineDataset(Dataset):
 
     def __init__(self, filenames, compression_type=None, buffer_size=None,
                  num_parallel_reads=None, name=None):
-        if compression_type not in (None, ""):
-            raise NotImplementedError(f"flowjit's TextLineDataset reads uncompressed files "
-                                      f"only, not compression_type={compression_type!r}")
+        from .files import check_compression
+        self._compression = check_compression(compression_type)
         names = structure.host(filenames)
         if names.dtype is not D.string:
             raise TypeError(f"`filenames` must be a `tf.Tensor` of `tf.string`, got "
@@ -409,10 +412,9 @@ class TextLineDataset(Dataset):
         self.element_spec = TensorSpec([], D.string)
 
     def _components(self, ctx):
+        from .files import open_file
         for name in self._files:
-            if not os.path.exists(name):
-                raise errors.NotFoundError(None, None, f"{name}; No such file or directory")
-            with open(name, "rb") as f:
+            with open_file(name, self._compression) as f:
                 for line in f:
                     yield (np.array(line.rstrip(b"\n").rstrip(b"\r"), object),)
 

@@ -39,6 +39,15 @@ def positive_int(value, name) -> int:
     return n
 
 
+def parallelism(num_parallel_calls):
+    """The threads of a `num_parallel_calls` (AUTOTUNE: one per core), or None."""
+    n = num_parallel_calls
+    if n is None:
+        return None
+    return DEFAULT_PARALLELISM if as_int(n, "num_parallel_calls") == AUTOTUNE \
+        else positive_int(n, "num_parallel_calls")
+
+
 class Unary(Dataset):
     def __init__(self, input_dataset):
         if not isinstance(input_dataset, Dataset):
@@ -57,9 +66,7 @@ class Map(Unary):
         super().__init__(input_dataset)
         self._fn = TracedFunction(func, input_dataset.element_spec, "map")
         self.element_spec = self._fn.output_spec
-        n = num_parallel_calls
-        self._parallel = None if n is None else (DEFAULT_PARALLELISM if n == AUTOTUNE
-                                                 else positive_int(n, "num_parallel_calls"))
+        self._parallel = parallelism(num_parallel_calls)
 
     def _components(self, ctx):
         fn = self._fn
@@ -274,10 +281,11 @@ def _stack(parts):
 
 
 class Batch(Unary):
-    def __init__(self, input_dataset, batch_size, drop_remainder):
+    def __init__(self, input_dataset, batch_size, drop_remainder, num_parallel_calls=None):
         super().__init__(input_dataset)
         self._size = positive_int(batch_size, "Batch size")
         self._drop = bool(drop_remainder)
+        self._parallel = parallelism(num_parallel_calls)
         self.element_spec = structure.batched(self.element_spec,
                                               self._size if self._drop else None)
 
@@ -285,6 +293,12 @@ class Batch(Unary):
         return tuple(_stack(list(parts)) for parts in zip(*rows))
 
     def _components(self, ctx):
+        if self._parallel:
+            # batches assembled by a thread, up to `parallel` ahead, in order
+            return run_ahead(self._batches(ctx), self._parallel)
+        return self._batches(ctx)
+
+    def _batches(self, ctx):
         rows = []
         for c in self._input._components(ctx):
             rows.append(c)
@@ -326,6 +340,7 @@ class PaddedBatch(Batch):
         Unary.__init__(self, input_dataset)
         self._size = positive_int(batch_size, "Batch size")
         self._drop = bool(drop_remainder)
+        self._parallel = None
         specs = structure.flat_specs(self.element_spec)
         for s in specs:
             if s.shape.rank is None:
@@ -441,42 +456,46 @@ class Prefetch(Unary):
 
     def _components(self, ctx):
         if self._size == 0:
-            yield from self._input._components(ctx)
-            return
-        q = queue.Queue(self._size)
-        stop = threading.Event()
-        source = self._input._components(ctx)
+            return self._input._components(ctx)
+        return run_ahead(self._input._components(ctx), self._size)
 
-        def put(item):
-            while not stop.is_set():
-                try:
-                    q.put(item, timeout=0.05)
-                    return True
-                except queue.Full:
-                    pass
-            return False
 
-        def fill():
+def run_ahead(source, size):
+    """`source`'s items, produced by a background thread up to `size` ahead of the
+    consumer (in order); the thread stops when the consumer drops the iterator."""
+    q = queue.Queue(size)
+    stop = threading.Event()
+
+    def put(item):
+        while not stop.is_set():
             try:
-                for c in source:
-                    if not put((0, c)):
-                        return
-                put((1, None))
-            except BaseException as e:  # handed to the consumer, raised at its next()
-                put((2, e))
+                q.put(item, timeout=0.05)
+                return True
+            except queue.Full:
+                pass
+        return False
 
-        threading.Thread(target=fill, daemon=True, name="flowjit-prefetch").start()
+    def fill():
         try:
-            while True:
-                kind, value = q.get()
-                if kind == 0:
-                    yield value
-                elif kind == 1:
+            for c in source:
+                if not put((0, c)):
                     return
-                else:
-                    raise value
-        finally:
-            stop.set()
+            put((1, None))
+        except BaseException as e:  # handed to the consumer, raised at its next()
+            put((2, e))
+
+    threading.Thread(target=fill, daemon=True, name="flowjit-prefetch").start()
+    try:
+        while True:
+            kind, value = q.get()
+            if kind == 0:
+                yield value
+            elif kind == 1:
+                return
+            else:
+                raise value
+    finally:
+        stop.set()
 
 
 # --- cache --------------------------------------------------------------------------------------

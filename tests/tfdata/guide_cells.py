@@ -50,8 +50,8 @@ def _spec(ds):
 
 
 # --- files standing in for the guide's downloads ----------------------------------------------
-TITANIC = ("survived,sex,age,n_siblings_spouses,parch,fare,class,deck,embark_town,alone\n"
-           "0,male,22.0,1,0,7.25,Third,unknown,Southampton,n\n"
+TITANIC_HEADER = "survived,sex,age,n_siblings_spouses,parch,fare,class,deck,embark_town,alone\n"
+TITANIC = ("0,male,22.0,1,0,7.25,Third,unknown,Southampton,n\n"
            "1,female,38.0,1,0,71.2833,First,C,Cherbourg,n\n"
            "1,female,26.0,0,0,7.925,Third,unknown,Southampton,y\n"
            "1,female,35.0,1,0,53.1,First,C,Southampton,n\n"
@@ -68,7 +68,7 @@ TITANIC = ("survived,sex,age,n_siblings_spouses,parch,fare,class,deck,embark_tow
 def _titanic(folder):
     path = os.path.join(folder, "train.csv")
     with open(path, "w") as f:
-        f.write(TITANIC * 30)   # 361 lines: a header and 360 passengers
+        f.write(TITANIC_HEADER + TITANIC * 30)   # 361 lines: a header and 360 passengers
     return path
 
 

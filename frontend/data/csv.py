@@ -83,15 +83,15 @@ class CsvDataset(Dataset):
             if text == "" or text == self._na:
                 if default is None:
                     raise errors.InvalidArgumentError(
-                        None, None, f"Field {i} is required but missing in record {record}!")
+                        None, None, f"Field {i} is required but missing in record!")
                 out.append(np.array(default, object if dtype is D.string else dtype.np))
                 continue
             try:
                 value = _PARSE[dtype](text)
             except ValueError:
                 raise errors.InvalidArgumentError(
-                    None, None, f"Field {i} in record {record} is not a valid "
-                                f"{dtype.name}: {text}") from None
+                    None, None, f"Field {i} in record is not a valid {dtype.name}: "
+                                f"{text}") from None
             out.append(np.array(value, object if dtype is D.string else dtype.np))
         return tuple(out)
 

@@ -81,6 +81,13 @@ class Dataset:
     def _cardinality(self) -> int:
         return UNKNOWN
 
+    def _indexed(self, ctx):
+        """(an iterator over element indices, `gather(indices)` -> the batch of those
+        elements) when this dataset's elements are rows of arrays, in an order that only
+        moves indices (slices, shuffled); else None. `batch` then gathers each batch in
+        one indexing per component instead of stacking element by element."""
+        return None
+
     def cardinality(self):
         return convert_to_tensor(np.int64(self._cardinality()))
 
@@ -298,9 +305,13 @@ class _TensorSlices(Dataset):
         self.element_spec = structure.unbatched(spec)
 
     def _components(self, ctx):
-        flat = self._flat
-        for i in range(self._n):
-            yield tuple(a[i] for a in flat)
+        return zip(*self._flat)
+
+    def _indexed(self, ctx):
+        return iter(range(self._n)), self._gather
+
+    def _gather(self, indices):
+        return tuple(a[indices] for a in self._flat)
 
     def _cardinality(self):
         return self._n

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import collections
 import concurrent.futures
+import itertools
 import os
 import queue
 import threading
@@ -293,10 +294,21 @@ class Batch(Unary):
         return tuple(_stack(list(parts)) for parts in zip(*rows))
 
     def _components(self, ctx):
+        indexed = self._input._indexed(ctx) if self._gathers else None
+        batches = self._batches(ctx) if indexed is None else self._gathered(*indexed)
         if self._parallel:
             # batches assembled by a thread, up to `parallel` ahead, in order
-            return run_ahead(self._batches(ctx), self._parallel)
-        return self._batches(ctx)
+            return run_ahead(batches, self._parallel)
+        return batches
+
+    _gathers = True   # whole batches may be gathered from an indexed input
+
+    def _gathered(self, indices, gather):
+        while True:
+            chunk = list(itertools.islice(indices, self._size))
+            if not chunk or (self._drop and len(chunk) < self._size):
+                return
+            yield gather(np.array(chunk, np.int64))
 
     def _batches(self, ctx):
         rows = []
@@ -335,6 +347,8 @@ def _padded_shape(spec, shape):
 
 
 class PaddedBatch(Batch):
+    _gathers = False
+
     def __init__(self, input_dataset, batch_size, padded_shapes, padding_values,
                  drop_remainder):
         Unary.__init__(self, input_dataset)
@@ -425,19 +439,35 @@ class Shuffle(Unary):
             self._seed = int(np.random.SeedSequence().generate_state(1)[0])
 
     def _components(self, ctx):
+        return self._shuffled(self._input._components(ctx), ctx)
+
+    def _indexed(self, ctx):
+        inner = self._input._indexed(ctx)
+        if inner is None:
+            return None
+        indices, gather = inner
+        return self._shuffled(indices, ctx), gather
+
+    def _shuffled(self, items, ctx):
+        """`items` through the buffer; the same draws whether they are elements or indices
+        (random numbers drawn in blocks: one NumPy call per 1024 elements)."""
         rng = ctx.rng(self, self._seed, self._reshuffle)
-        buf = []
-        it = self._input._components(ctx)
-        for c in it:
-            buf.append(c)
-            if len(buf) >= self._size:
-                break
-        for c in it:
-            k = int(rng.integers(len(buf)))
+        draws = iter(())
+        buf = list(itertools.islice(items, self._size))
+        for c in items:
+            u = next(draws, None)
+            if u is None:
+                draws = iter(rng.random(1024).tolist())
+                u = next(draws)
+            k = int(u * len(buf))
             yield buf[k]
             buf[k] = c
         while buf:
-            k = int(rng.integers(len(buf)))
+            u = next(draws, None)
+            if u is None:
+                draws = iter(rng.random(1024).tolist())
+                u = next(draws)
+            k = int(u * len(buf))
             buf[k], buf[-1] = buf[-1], buf[k]
             yield buf.pop()
 

@@ -209,6 +209,11 @@ class Dataset:
     def unique(self, name=None):
         return TRANSFORMATIONS["Unique"](self)
 
+    def rejection_resample(self, class_func, target_dist, initial_dist=None, seed=None,
+                           name=None):
+        return TRANSFORMATIONS["RejectionResample"](self, class_func, target_dist,
+                                                    initial_dist, seed)
+
     def with_options(self, options, name=None):
         return TRANSFORMATIONS["WithOptions"](self, options)
 

@@ -438,6 +438,26 @@ def resample_sampling(tf, folder):
 
 
 @cell
+def resample_rejection(tf, folder):
+    creditcard_ds, labels = _creditcard(tf)
+    fractions = np.array([1 - labels.mean(), labels.mean()], np.float32)
+
+    def class_func(features, label):
+        return label
+
+    resampler = tf.data.experimental.rejection_resample(
+        class_func, target_dist=[0.5, 0.5], initial_dist=fractions)
+    resample_ds = creditcard_ds.unbatch().apply(resampler).batch(10)
+    balanced_ds = resample_ds.map(lambda extra_label, features_and_label: features_and_label)
+    seen = np.concatenate([labels.numpy() for features, labels in balanced_ds.take(10)])
+    method = creditcard_ds.unbatch().rejection_resample(class_func, target_dist=[0.5, 0.5])
+    extra = np.concatenate([np.stack([k.numpy(), fl[1].numpy()], 1)
+                            for k, fl in method.batch(10).take(10)])
+    return [_spec(resample_ds), _spec(balanced_ds), bool(0.3 < seen.mean() < 0.7),
+            bool((extra[:, 0] == extra[:, 1]).all()), bool(0.3 < extra[:, 1].mean() < 0.7)]
+
+
+@cell
 def iterator_checkpoint(tf, folder):
     range_ds = tf.data.Dataset.range(20)
     iterator = iter(range_ds)

@@ -277,3 +277,33 @@ def test_read_file_eager_in_a_function_and_in_a_dataset(tmp_path):
     assert [t.numpy() for t in ds] == [b"\x00bytes\xff"] * 2
     with pytest.raises(tf.errors.NotFoundError, match="No such file or directory"):
         tf.io.read_file(path + ".missing")
+
+
+def test_parallel_interleave_and_batch_overlap_in_order():
+    active, peak = [0], [0]
+    lock = threading.Lock()
+
+    def slow(x):
+        with lock:
+            active[0] += 1
+            peak[0] = max(peak[0], active[0])
+        time.sleep(0.02)
+        with lock:
+            active[0] -= 1
+        return x
+
+    def inner(x):
+        return tf.data.Dataset.range(4).map(
+            lambda y: tf.numpy_function(slow, [y + 10 * x], tf.int64))
+
+    sequential = tf.data.Dataset.range(3).interleave(inner, cycle_length=3)
+    want = [0, 10, 20, 1, 11, 21, 2, 12, 22, 3, 13, 23]
+    assert _values(sequential) == want and peak[0] == 1
+    parallel = tf.data.Dataset.range(3).interleave(inner, cycle_length=3,
+                                                   num_parallel_calls=3)
+    assert _values(parallel) == want
+    assert peak[0] >= 2       # inner datasets produced at once
+    batches = tf.data.Dataset.range(7).batch(3, num_parallel_calls=2)
+    assert [b.numpy().tolist() for b in batches] == [[0, 1, 2], [3, 4, 5], [6]]
+    with pytest.raises(tf.errors.InvalidArgumentError, match="num_parallel_calls"):
+        tf.data.Dataset.range(2).interleave(inner, cycle_length=2, num_parallel_calls=3)

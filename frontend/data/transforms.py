@@ -11,7 +11,6 @@ import collections
 import concurrent.futures
 import itertools
 import os
-import queue
 import threading
 
 import numpy as np
@@ -490,34 +489,61 @@ class Prefetch(Unary):
         return run_ahead(self._input._components(ctx), self._size)
 
 
-def run_ahead(source, size):
-    """`source`'s items, produced by a background thread up to `size` ahead of the
-    consumer (in order); the thread stops when the consumer drops the iterator."""
-    q = queue.Queue(size)
-    stop = threading.Event()
+def _pull(source):
+    """(0, the next item) / (1, None) at the end / (2, the exception source raised)."""
+    try:
+        return 0, next(source)
+    except StopIteration:
+        return 1, None
+    except BaseException as e:  # handed to the consumer, raised at its next()
+        return 2, e
 
-    def put(item):
-        while not stop.is_set():
-            try:
-                q.put(item, timeout=0.05)
-                return True
-            except queue.Full:
-                pass
-        return False
+
+def run_ahead(source, size):
+    """`source`'s items in order, a background thread producing up to `size` of them ahead
+    of the consumer; the thread stops when the consumer drops the iterator.
+
+    When nothing is ready the consumer produces the next item itself rather than wait for
+    the thread: a hand-over between threads costs a wake-up (and the GIL), which on a busy
+    machine is longer than producing a cheap item."""
+    ready = collections.deque()
+    source_lock = threading.Lock()   # held while an item is produced and queued
+    space = threading.Condition()
+    finished, stopped = [False], [False]
 
     def fill():
-        try:
-            for c in source:
-                if not put((0, c)):
+        while True:
+            with space:
+                while len(ready) >= size and not stopped[0]:
+                    space.wait()
+            if stopped[0]:
+                return
+            with source_lock:
+                if finished[0]:
                     return
-            put((1, None))
-        except BaseException as e:  # handed to the consumer, raised at its next()
-            put((2, e))
+                item = _pull(source)
+                ready.append(item)
+                if item[0]:
+                    finished[0] = True
+                    return
 
     threading.Thread(target=fill, daemon=True, name="flowjit-prefetch").start()
     try:
         while True:
-            kind, value = q.get()
+            try:
+                kind, value = ready.popleft()
+            except IndexError:
+                with source_lock:   # everything queued so far is consumed: produce here
+                    if ready:
+                        kind, value = ready.popleft()
+                    elif finished[0]:
+                        return
+                    else:
+                        kind, value = _pull(source)
+                        finished[0] = bool(kind)
+            else:
+                with space:
+                    space.notify()
             if kind == 0:
                 yield value
             elif kind == 1:
@@ -525,7 +551,9 @@ def run_ahead(source, size):
             else:
                 raise value
     finally:
-        stop.set()
+        stopped[0] = True
+        with space:
+            space.notify()
 
 
 # --- cache --------------------------------------------------------------------------------------

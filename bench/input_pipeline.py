@@ -142,7 +142,7 @@ def measure(frameworks: dict, cfg, folder) -> dict:
             for name, pipes in built.items()}
 
 
-def scenario(cfg) -> dict:
+def input_pipelines(cfg) -> dict:
     """`python -m bench`'s rows (run.py): seconds per example of each pipeline for flowjit
     and, with --with-tf, for TF; examples/s and the training step's idle share in notes."""
     import tf_reference

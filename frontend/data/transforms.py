@@ -542,8 +542,11 @@ def run_ahead(source, size):
                         kind, value = _pull(source)
                         finished[0] = bool(kind)
             else:
-                with space:
+                # never block the consumer on the thread: a thread holding the lock is
+                # awake and sees the space itself
+                if space.acquire(blocking=False):
                     space.notify()
+                    space.release()
             if kind == 0:
                 yield value
             elif kind == 1:

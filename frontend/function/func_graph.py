@@ -56,8 +56,7 @@ class GraphTensor(Tensor):
         merged = self.shape.merge_with(shape)
         if merged.as_tuple() == self._tt.shape:
             return
-        from ..ops.checks import ensure_shape
-        refined = ensure_shape(self, merged)
+        refined = dispatch.apply("ensure_shape", (self,), {"shape": merged.as_tuple()})
         self._node, self._index, self._tt = refined._node, refined._index, refined._tt
 
     @property

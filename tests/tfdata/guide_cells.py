@@ -83,7 +83,7 @@ def _illiad(folder):
     return paths
 
 
-# --- data.ipynb: basic mechanics ---------------------------------------------------------------
+# --- data.ipynb: basic mechanics --------------------------------------------------------------
 @cell
 def basic_iterate(tf, folder):
     dataset = tf.data.Dataset.from_tensor_slices([8, 3, 0, 8, 2, 1])
@@ -128,7 +128,7 @@ def numpy_arrays(tf, folder):
     return [_spec(dataset), int(dataset.cardinality()), as_json(first)]
 
 
-# --- data.ipynb: generators ------------------------------------------------------------------------
+# --- data.ipynb: generators -------------------------------------------------------------------
 def _count(stop):
     i = 0
     while i < stop:
@@ -175,7 +175,7 @@ def generator_signature(tf, folder):
     return [_spec(ds), as_json(list(ds.padded_batch(2).as_numpy_iterator()))]
 
 
-# --- data.ipynb: text and CSV ------------------------------------------------------------------------
+# --- data.ipynb: text and CSV -----------------------------------------------------------------
 @cell
 def text_lines(tf, folder):
     file_paths = _illiad(folder)
@@ -251,7 +251,7 @@ def make_csv_dataset(tf, folder):
     return out
 
 
-# --- data.ipynb: sets of files ----------------------------------------------------------------------
+# --- data.ipynb: sets of files ----------------------------------------------------------------
 @cell
 def list_files_read(tf, folder):
     root = os.path.join(folder, "flower_photos")
@@ -273,7 +273,7 @@ def list_files_read(tf, folder):
     return [names, _spec(labeled_ds), [list(p) for p in pairs]]
 
 
-# --- data.ipynb: batching ------------------------------------------------------------------------------
+# --- data.ipynb: batching ---------------------------------------------------------------------
 @cell
 def batch_simple(tf, folder):
     inc_dataset = tf.data.Dataset.range(100)
@@ -292,7 +292,7 @@ def batch_padded(tf, folder):
     return [_spec(dataset)] + [as_json(batch) for batch in dataset.take(2)]
 
 
-# --- data.ipynb: training workflows ---------------------------------------------------------------------
+# --- data.ipynb: training workflows -----------------------------------------------------------
 @cell
 def epochs(tf, folder):
     titanic_lines = tf.data.TextLineDataset(_titanic(folder))
@@ -329,7 +329,7 @@ def shuffle_counter(tf, folder):
             epoch1 == epoch2 == list(range(361)), all_mixed == sorted(list(range(361)) * 2)]
 
 
-# --- data.ipynb: preprocessing ---------------------------------------------------------------------------
+# --- data.ipynb: preprocessing ----------------------------------------------------------------
 @cell
 def py_function_map(tf, folder):
     images = np.arange(2 * 8 * 8 * 3, dtype=np.float32).reshape(2, 8, 8, 3) / 100.0
@@ -471,7 +471,7 @@ def iterator_checkpoint(tf, folder):
     return as_json(out)
 
 
-# --- data_performance.ipynb -----------------------------------------------------------------------------------
+# --- data_performance.ipynb -------------------------------------------------------------------
 def _artificial_dataset(tf, delay):
     class ArtificialDataset(tf.data.Dataset):
         def _generator(num_samples):

@@ -260,7 +260,8 @@ def test_compressed_text_and_csv(tmp_path):
     with pytest.raises(tf.errors.InvalidArgumentError):
         tf.data.TextLineDataset(path, compression_type="LZ4")
     (tmp_path / "bad.csv").write_text("1,x\n,2\n")
-    with pytest.raises(tf.errors.InvalidArgumentError, match="^Field 1 in record is not a valid int32: x"):
+    with pytest.raises(tf.errors.InvalidArgumentError,
+                       match="^Field 1 in record is not a valid int32: x"):
         list(tf.data.experimental.CsvDataset(str(tmp_path / "bad.csv"), [tf.int32, tf.int32]))
     with pytest.raises(tf.errors.InvalidArgumentError,
                        match="Field 0 is required but missing in record!"):

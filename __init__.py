@@ -42,6 +42,7 @@ from . import (autodiff, autograph, bitwise, config, data, debugging, distribute
                errors, experimental, extend, image, keras, linalg, math, nest, nn, optimizers,
                profiler, random, saved_model, signal, strings, summary, train, types)
 from . import ragged, sparse
+from . import io  # noqa: E402  (tf.io)
 
 # The top-level op API (`tf.add`, `tf.reshape`, ...; several take builtins' names, and
 # `tf.Variable`, whose methods run the variable ops), marked `tf_export("<name>")` where it is

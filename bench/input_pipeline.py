@@ -2,7 +2,9 @@
 
     python bench/input_pipeline.py [--quick] [--with-tf]
 
-Each scenario is one function of the framework module (`flowjit` or `tensorflow`), so both
+(`python -m bench` runs the same pipelines as three of its rows.)
+The frameworks run interleaved, round by round, and each number is the median over the
+rounds. Each scenario is one function of the framework module (`flowjit` or `tensorflow`), so both
 run the same program. Without `--with-tf` (or when TF is not importable) only flowjit's
 numbers are shown; the project never imports TF outside this flag.
   - map: from_tensor_slices -> map (elementwise ops and a Python function) -> shuffle ->
@@ -14,10 +16,12 @@ from __future__ import annotations
 
 import os
 
-for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
-    os.environ.setdefault(_var, "1")   # as run.py: before numpy loads its BLAS
+if __name__ == "__main__":   # run alone: before numpy loads its BLAS (run.py sets nothing)
+    for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ.setdefault(_var, "1")
 
 import argparse  # noqa: E402
+import statistics  # noqa: E402
 import sys  # noqa: E402
 import tempfile  # noqa: E402
 import time  # noqa: E402
@@ -60,14 +64,12 @@ def _text_pipeline(tf, n, folder):
     return ds, n
 
 
-def _examples_per_s(ds, n, repeat):
-    best = 0.0
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        for _ in ds:
-            pass
-        best = max(best, n / (time.perf_counter() - t0))
-    return best
+def _epoch_s(ds):
+    """Seconds of one pass over `ds`."""
+    t0 = time.perf_counter()
+    for _ in ds:
+        pass
+    return time.perf_counter() - t0
 
 
 def _train(tf, n):
@@ -91,24 +93,74 @@ def _train(tf, n):
         .prefetch(2)
 
     def epoch():
-        for xb, yb in ds:
+        """(seconds of the epoch, of them the seconds the step waited for its batch)."""
+        waited = 0.0
+        t0 = time.perf_counter()
+        it = iter(ds)
+        while True:
+            t1 = time.perf_counter()
+            try:
+                xb, yb = next(it)
+            except StopIteration:
+                break
+            waited += time.perf_counter() - t1
             step(xb, yb)
+        return time.perf_counter() - t0, waited
     epoch()   # trace
     return epoch
 
 
-def measure(tf, cfg, folder) -> dict:
-    ds, n = _map_pipeline(tf, cfg["n_map"])
-    out = {"map": _examples_per_s(ds, n, cfg["repeat"])}
-    ds, n = _text_pipeline(tf, cfg["n_text"], folder)
-    out["text"] = _examples_per_s(ds, n, cfg["repeat"])
-    epoch = _train(tf, cfg["n_train"])
-    best = 0.0
-    for _ in range(cfg["repeat"]):
-        t0 = time.perf_counter()
-        epoch()
-        best = max(best, cfg["n_train"] / (time.perf_counter() - t0))
-    out["train"] = best
+SIZES = {"quick": {"n_map": 5000, "n_text": 2000, "n_train": 2560, "rounds": 1},
+         "full": {"n_map": 100_000, "n_text": 20_000, "n_train": 25_600, "rounds": 3}}
+
+
+def build(tf, cfg, folder) -> dict:
+    """The three pipelines of one framework: name -> (pass, examples per pass)."""
+    ds_map, n_map = _map_pipeline(tf, cfg["n_map"])
+    ds_text, n_text = _text_pipeline(tf, cfg["n_text"], folder)
+    return {"map": (lambda: (_epoch_s(ds_map), 0.0), n_map),
+            "text": (lambda: (_epoch_s(ds_text), 0.0), n_text),
+            "train": (_train(tf, cfg["n_train"]), cfg["n_train"])}
+
+
+def measure(frameworks: dict, cfg, folder) -> dict:
+    """Every pipeline of every framework, the frameworks interleaved round by round (the
+    load of a shared machine weighs on each alike); medians over the rounds.
+    Returns {framework: {pipeline: examples/s, "train_idle": the step's waiting share}}."""
+    built = {name: build(mod, cfg, folder) for name, mod in frameworks.items()}
+    times = {name: {key: [] for key in pipes} for name, pipes in built.items()}
+    waits = {name: [] for name in built}
+    for _ in range(cfg["rounds"]):
+        for name, pipes in built.items():
+            for key, (run, n) in pipes.items():
+                seconds, waited = run()
+                times[name][key].append(seconds)
+                if key == "train":
+                    waits[name].append(waited / seconds)
+    return {name: {**{key: pipes[key][1] / statistics.median(times[name][key])
+                      for key in pipes}, "train_idle": statistics.median(waits[name])}
+            for name, pipes in built.items()}
+
+
+def input_pipelines(cfg) -> dict:
+    """`python -m bench`'s rows (run.py): seconds per example of each pipeline for flowjit
+    and, with --with-tf, for TF; examples/s and the training step's idle share in notes."""
+    import tf_reference
+    import flowjit
+    frameworks = {"flowjit": flowjit}
+    if cfg.with_tf and tf_reference.load() is not None:
+        frameworks["tf"] = tf_reference.load()
+    with tempfile.TemporaryDirectory() as folder:
+        got = measure(frameworks, SIZES["quick" if cfg.quick else "full"], folder)
+    out = {}
+    for name, numbers in got.items():
+        prefix = "" if name == "flowjit" else "tf_"
+        for key in ("map", "text", "train"):
+            out[prefix + key] = 1.0 / numbers[key]
+            out[prefix + key + "_eps"] = numbers[key]
+        out[prefix + "train_idle"] = numbers["train_idle"]
+    for key in ("map_eps", "text_eps", "train_eps", "train_idle"):
+        out.setdefault("tf_" + key, float("nan"))
     return out
 
 
@@ -117,8 +169,7 @@ def main(argv=None):
     p.add_argument("--quick", action="store_true")
     p.add_argument("--with-tf", action="store_true")
     args = p.parse_args(argv)
-    cfg = ({"n_map": 5000, "n_text": 2000, "n_train": 2560, "repeat": 1} if args.quick else
-           {"n_map": 100_000, "n_text": 20_000, "n_train": 25_600, "repeat": 2})
+    cfg = SIZES["quick" if args.quick else "full"]
     import flowjit
     frameworks = {"flowjit": flowjit}
     if args.with_tf:
@@ -128,7 +179,7 @@ def main(argv=None):
         except ImportError:
             print("TensorFlow is not importable: flowjit's numbers only")
     with tempfile.TemporaryDirectory() as folder:
-        results = {name: measure(mod, cfg, folder) for name, mod in frameworks.items()}
+        results = measure(frameworks, cfg, folder)
     labels = {"map": f"slices->map->shuffle->batch->prefetch, {cfg['n_map']} examples",
               "text": f"TextLine->split->padded_batch, {cfg['n_text']} lines",
               "train": f"MLP SGD fed by a dataset, {cfg['n_train']} examples/epoch"}
@@ -139,6 +190,8 @@ def main(argv=None):
         rows.append([label, f"{ours:,.0f}", "-" if theirs is None else f"{theirs:,.0f}",
                      "-" if theirs is None else f"{ours / theirs:.3f}x"])
     print(table(rows, ["pipeline", "flowjit examples/s", "TF examples/s", "flowjit/TF"]))
+    print("training step idle, waiting for its batch: " + ", ".join(
+        f"{name} {numbers['train_idle']:.1%}" for name, numbers in results.items()))
     return results
 
 

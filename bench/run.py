@@ -27,6 +27,7 @@ import sys
 from dataclasses import dataclass
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import input_pipeline  # noqa: E402
 import scenarios as sc  # noqa: E402
 import warm_start  # noqa: E402
 from common import table  # noqa: E402
@@ -86,6 +87,17 @@ ROWS = [
         warm_start.scenario, "chain_warm", "chain_cold", "cold first call", 0.1),
     Row("MLP step (functional), XLA first call in a second process (compilation cache)",
         warm_start.scenario, "mlp_warm", "mlp_cold", "cold first call", 0.2),
+    Row("input pipeline slices->map->shuffle->batch->prefetch, per example",
+        input_pipeline.input_pipelines, "map", None, "", None,
+        note="{map_eps:,.0f} examples/s (TF {tf_map_eps:,.0f})", tf="tf_map"),
+    Row("input pipeline TextLine->split->padded_batch, per line",
+        input_pipeline.input_pipelines, "text", None, "", None,
+        note="{text_eps:,.0f} lines/s (TF {tf_text_eps:,.0f})", tf="tf_text"),
+    Row("input pipeline feeding an MLP's SGD steps, per example",
+        input_pipeline.input_pipelines, "train", None, "", None,
+        note="{train_eps:,.0f} examples/s, the step idle {train_idle:.1%} of the epoch "
+             "waiting for data (TF {tf_train_eps:,.0f}, idle {tf_train_idle:.1%})",
+        tf="tf_train"),
     Row("import flowjit, fresh process", sc.import_time, "flowjit", None, "", 1.0,
         note="import jax {jax:.2f} s, import numpy {numpy:.2f} s (jax loads on the first "
              "XLA compile)"),

@@ -61,6 +61,11 @@ DATASETS = {
     "assert_cardinality": "tf.data.Dataset.range(5).filter(lambda x: True).apply(tf.data.experimental.assert_cardinality(5))",
     "shuffle_buffer_1": "tf.data.Dataset.range(5).shuffle(1)",
     "repeat_infinite_take": "tf.data.Dataset.range(3).repeat().take(7)",
+    "interleave_parallel_autotune": "tf.data.Dataset.range(4).interleave(lambda x: tf.data.Dataset.range(3).map(lambda y: y + 10 * x), num_parallel_calls=tf.data.AUTOTUNE)",
+    "interleave_parallel_2": "tf.data.Dataset.range(4).interleave(lambda x: tf.data.Dataset.range(3).map(lambda y: y + 10 * x), num_parallel_calls=2)",
+    "interleave_parallel_block": "tf.data.Dataset.range(4).interleave(lambda x: tf.data.Dataset.range(3).map(lambda y: y + 10 * x), cycle_length=3, block_length=2, num_parallel_calls=2)",
+    "batch_parallel": "tf.data.Dataset.range(7).batch(3, num_parallel_calls=2)",
+    "batch_parallel_autotune_drop": "tf.data.Dataset.range(7).map(lambda x: (x, -x)).batch(2, drop_remainder=True, num_parallel_calls=tf.data.AUTOTUNE)",
 }
 
 # datasets whose cardinality (not elements) is the point
@@ -97,6 +102,7 @@ ERRORS = {
     "choose_bad_choice": "tf.data.Dataset.choose_from_datasets([tf.data.Dataset.range(3)], tf.data.Dataset.range(2).map(lambda x: tf.cast(x, tf.int32)))",
     "optional_empty": "tf.experimental.Optional.empty(tf.TensorSpec([], tf.int32)).get_value()",
     "list_files_none": "tf.data.Dataset.list_files('/nonexistent-flowjit/*.txt')",
+    "interleave_calls_over_cycle": "list(tf.data.Dataset.range(2).interleave(lambda x: tf.data.Dataset.range(3), cycle_length=2, num_parallel_calls=3))",
     "concat_dtype": "tf.data.Dataset.range(2).concatenate(tf.data.Dataset.range(2).map(lambda x: tf.cast(x, tf.int32)))",
 }
 

@@ -18,7 +18,7 @@ from . import structure
 from .context import INFINITE, UNKNOWN
 from .dataset import AUTOTUNE, TRANSFORMATIONS, Dataset
 from .functions import TracedFunction, call_eagerly
-from .transforms import DEFAULT_PARALLELISM, Unary, as_int, positive_int
+from .transforms import DEFAULT_PARALLELISM, Unary, as_int, positive_int, run_ahead
 
 
 # --- several inputs -------------------------------------------------------------------------------
@@ -54,17 +54,18 @@ class Zip(Dataset):
 
 
 class Counter(Dataset):
-    """start, start + 1, ... (int64) without end: `enumerate`'s index."""
+    """start, start + step, ... without end: `Dataset.counter`, `enumerate`'s index."""
 
-    def __init__(self, start):
-        self._start = as_int(start, "start")
-        self.element_spec = TensorSpec([], D.int64)
+    def __init__(self, start, step=1, dtype=D.int64):
+        self._start, self._step = as_int(start, "start"), as_int(step, "step")
+        self._dtype = D.as_dtype(dtype)
+        self.element_spec = TensorSpec([], self._dtype)
 
     def _components(self, ctx):
-        i = self._start
+        i, np_type = self._start, self._dtype.np
         while True:
-            yield (np.array(i, np.int64),)
-            i += 1
+            yield (np.array(i, np_type),)
+            i += self._step
 
     def _cardinality(self):
         return INFINITE
@@ -198,19 +199,42 @@ def _as_dataset(value, what):
     return value
 
 
+def _default_cycle(num_parallel_calls):
+    """TF's cycle length when none is given: one per core; a parallel interleave's is
+    `num_parallel_calls` (at most the cores) or, autotuned, a third of the cores (each
+    element of its cycle takes about three threads)."""
+    if num_parallel_calls is None:
+        return DEFAULT_PARALLELISM
+    if num_parallel_calls == AUTOTUNE:
+        return -(-DEFAULT_PARALLELISM // 3)
+    return min(num_parallel_calls, DEFAULT_PARALLELISM)
+
+
 class Interleave(Unary):
     """TF's cycle: `cycle_length` open inner datasets, `block_length` elements from each in
     turn; an exhausted one's slot takes the next input element when the cycle returns."""
 
-    def __init__(self, input_dataset, map_func, cycle_length, block_length):
+    def __init__(self, input_dataset, map_func, cycle_length, block_length,
+                 num_parallel_calls=None):
         super().__init__(input_dataset)
         self._func = map_func
         n = AUTOTUNE if cycle_length is None else as_int(cycle_length, "cycle_length")
-        self._cycle = DEFAULT_PARALLELISM if n == AUTOTUNE else n
+        calls = None if num_parallel_calls is None else \
+            as_int(num_parallel_calls, "num_parallel_calls")
+        self._cycle = n if n != AUTOTUNE else _default_cycle(calls)
         self._block = 1 if block_length is None else positive_int(block_length, "block_length")
         if self._cycle <= 0:
             raise errors.InvalidArgumentError(None, None,
                                               "cycle_length must be greater than zero.")
+        if calls not in (None, AUTOTUNE) and n != AUTOTUNE and calls > n:
+            raise errors.InvalidArgumentError(
+                None, None, f"If `cycle_length` is set to a fixed value, `num_parallel_calls` "
+                            f"must be either `tf.data.AUTOTUNE` or a value less than or equal "
+                            f"to `cycle_length`. However, `num_parallel_calls` is {calls} and "
+                            f"`cycle_length` is {n}")
+        # parallel: each open inner dataset is produced ahead by a thread of its own; the
+        # output order stays the deterministic cycle's
+        self._ahead = None if calls is None else 2 * self._block
         self.element_spec = self._probe_spec()
 
     def _probe_spec(self):
@@ -223,6 +247,8 @@ class Interleave(Unary):
     def _open(self, components, ctx):
         ds = _as_dataset(call_eagerly(self._func, self._input.element_spec, components),
                          "interleave")
+        if self._ahead:
+            return run_ahead(ds._components(ctx), self._ahead)
         return ds._components(ctx)
 
     def _components(self, ctx):

@@ -8,7 +8,6 @@ transforms.py, the iterators (eager and inside `tf.function`) in iterator.py.
 from __future__ import annotations
 
 import glob
-import os
 
 import numpy as np
 
@@ -82,6 +81,13 @@ class Dataset:
     def _cardinality(self) -> int:
         return UNKNOWN
 
+    def _indexed(self, ctx):
+        """(an iterator over element indices, `gather(indices)` -> the batch of those
+        elements) when this dataset's elements are rows of arrays, in an order that only
+        moves indices (slices, shuffled); else None. `batch` then gathers each batch in
+        one indexing per component instead of stacking element by element."""
+        return None
+
     def cardinality(self):
         return convert_to_tensor(np.int64(self._cardinality()))
 
@@ -136,7 +142,7 @@ class Dataset:
 
     def batch(self, batch_size, drop_remainder=False, num_parallel_calls=None,
               deterministic=None, name=None):
-        return TRANSFORMATIONS["Batch"](self, batch_size, drop_remainder)
+        return TRANSFORMATIONS["Batch"](self, batch_size, drop_remainder, num_parallel_calls)
 
     def padded_batch(self, batch_size, padded_shapes=None, padding_values=None,
                      drop_remainder=False, name=None):
@@ -172,7 +178,8 @@ class Dataset:
 
     def interleave(self, map_func, cycle_length=None, block_length=None,
                    num_parallel_calls=None, deterministic=None, name=None):
-        return TRANSFORMATIONS["Interleave"](self, map_func, cycle_length, block_length)
+        return TRANSFORMATIONS["Interleave"](self, map_func, cycle_length, block_length,
+                                             num_parallel_calls)
 
     def flat_map(self, map_func, name=None):
         return TRANSFORMATIONS["Interleave"](self, map_func, 1, 1)
@@ -201,6 +208,11 @@ class Dataset:
 
     def unique(self, name=None):
         return TRANSFORMATIONS["Unique"](self)
+
+    def rejection_resample(self, class_func, target_dist, initial_dist=None, seed=None,
+                           name=None):
+        return TRANSFORMATIONS["RejectionResample"](self, class_func, target_dist,
+                                                    initial_dist, seed)
 
     def with_options(self, options, name=None):
         return TRANSFORMATIONS["WithOptions"](self, options)
@@ -253,6 +265,10 @@ class Dataset:
         return ds.shuffle(len(names), seed=seed) if shuffle is None or shuffle else ds
 
     @staticmethod
+    def counter(start=0, step=1, dtype=D.int64, name=None):
+        return TRANSFORMATIONS["Counter"](start, step, dtype)
+
+    @staticmethod
     def choose_from_datasets(datasets, choice_dataset, stop_on_empty_dataset=True):
         return TRANSFORMATIONS["Choose"](datasets, choice_dataset, stop_on_empty_dataset)
 
@@ -294,9 +310,13 @@ class _TensorSlices(Dataset):
         self.element_spec = structure.unbatched(spec)
 
     def _components(self, ctx):
-        flat = self._flat
-        for i in range(self._n):
-            yield tuple(a[i] for a in flat)
+        return zip(*self._flat)
+
+    def _indexed(self, ctx):
+        return iter(range(self._n)), self._gather
+
+    def _gather(self, indices):
+        return tuple(a[indices] for a in self._flat)
 
     def _cardinality(self):
         return self._n
@@ -374,7 +394,9 @@ class _Generator(Dataset):
         for spec, v in zip(self._flat_spec, flat):
             # as TF's script op: NumPy's conversion to the declared dtype (1.5 -> 1 for int32)
             try:
-                a = np.asarray(v, dtype=object if spec.dtype is D.string else spec.dtype.np)
+                # strings through the Tensor conversion: Python str becomes bytes
+                a = structure.host(v, dtype=D.string).numpy() if spec.dtype is D.string \
+                    else np.asarray(v, dtype=spec.dtype.np)
             except (TypeError, ValueError) as e:
                 raise errors.InvalidArgumentError(
                     None, None, f"TypeError: `generator` yielded an element that could not be "
@@ -395,9 +417,8 @@ class TextLineDataset(Dataset):
 
     def __init__(self, filenames, compression_type=None, buffer_size=None,
                  num_parallel_reads=None, name=None):
-        if compression_type not in (None, ""):
-            raise NotImplementedError(f"flowjit's TextLineDataset reads uncompressed files "
-                                      f"only, not compression_type={compression_type!r}")
+        from .files import check_compression
+        self._compression = check_compression(compression_type)
         names = structure.host(filenames)
         if names.dtype is not D.string:
             raise TypeError(f"`filenames` must be a `tf.Tensor` of `tf.string`, got "
@@ -407,10 +428,9 @@ class TextLineDataset(Dataset):
         self.element_spec = TensorSpec([], D.string)
 
     def _components(self, ctx):
+        from .files import open_file
         for name in self._files:
-            if not os.path.exists(name):
-                raise errors.NotFoundError(None, None, f"{name}; No such file or directory")
-            with open(name, "rb") as f:
+            with open_file(name, self._compression) as f:
                 for line in f:
                     yield (np.array(line.rstrip(b"\n").rstrip(b"\r"), object),)
 

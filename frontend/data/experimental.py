@@ -2,6 +2,7 @@
 defined, in dataset.py)."""
 from __future__ import annotations
 
+from ...ir import dtypes as D
 from ...ir import errors
 from ..export import tf_export
 from .context import INFINITE
@@ -53,6 +54,11 @@ def sample_from_datasets(datasets, weights=None, seed=None, stop_on_empty_datase
 @tf_export("data.experimental.choose_from_datasets")
 def choose_from_datasets(datasets, choice_dataset, stop_on_empty_dataset=True):
     return Dataset.choose_from_datasets(datasets, choice_dataset, stop_on_empty_dataset)
+
+
+@tf_export("data.experimental.Counter")
+def Counter(start=0, step=1, dtype=D.int64):
+    return Dataset.counter(start, step, dtype)
 
 
 @tf_export("data.experimental.get_next_as_optional")

@@ -45,7 +45,10 @@ class TracedFunction:
 
         def traced(*flat):
             element = nest.pack_sequence_as(element_spec, list(flat))
-            out = _as_output(_call_user(user, element))
+            result = _call_user(user, element)
+            # as TF, a returned list is a tuple at the top (the results of a
+            # py_function/numpy_function, not one tensor to stack); nested lists are tensors
+            out = _as_output(tuple(result) if isinstance(result, list) else result)
             out_box.append(out)
             return nest.flatten(out)
 

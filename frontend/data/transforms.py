@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import collections
 import concurrent.futures
+import itertools
 import os
-import queue
 import threading
 
 import numpy as np
@@ -39,6 +39,15 @@ def positive_int(value, name) -> int:
     return n
 
 
+def parallelism(num_parallel_calls):
+    """The threads of a `num_parallel_calls` (AUTOTUNE: one per core), or None."""
+    n = num_parallel_calls
+    if n is None:
+        return None
+    return DEFAULT_PARALLELISM if as_int(n, "num_parallel_calls") == AUTOTUNE \
+        else positive_int(n, "num_parallel_calls")
+
+
 class Unary(Dataset):
     def __init__(self, input_dataset):
         if not isinstance(input_dataset, Dataset):
@@ -57,9 +66,7 @@ class Map(Unary):
         super().__init__(input_dataset)
         self._fn = TracedFunction(func, input_dataset.element_spec, "map")
         self.element_spec = self._fn.output_spec
-        n = num_parallel_calls
-        self._parallel = None if n is None else (DEFAULT_PARALLELISM if n == AUTOTUNE
-                                                 else positive_int(n, "num_parallel_calls"))
+        self._parallel = parallelism(num_parallel_calls)
 
     def _components(self, ctx):
         fn = self._fn
@@ -274,10 +281,11 @@ def _stack(parts):
 
 
 class Batch(Unary):
-    def __init__(self, input_dataset, batch_size, drop_remainder):
+    def __init__(self, input_dataset, batch_size, drop_remainder, num_parallel_calls=None):
         super().__init__(input_dataset)
         self._size = positive_int(batch_size, "Batch size")
         self._drop = bool(drop_remainder)
+        self._parallel = parallelism(num_parallel_calls)
         self.element_spec = structure.batched(self.element_spec,
                                               self._size if self._drop else None)
 
@@ -285,6 +293,23 @@ class Batch(Unary):
         return tuple(_stack(list(parts)) for parts in zip(*rows))
 
     def _components(self, ctx):
+        indexed = self._input._indexed(ctx) if self._gathers else None
+        batches = self._batches(ctx) if indexed is None else self._gathered(*indexed)
+        if self._parallel:
+            # batches assembled by a thread, up to `parallel` ahead, in order
+            return run_ahead(batches, self._parallel)
+        return batches
+
+    _gathers = True   # whole batches may be gathered from an indexed input
+
+    def _gathered(self, indices, gather):
+        while True:
+            chunk = list(itertools.islice(indices, self._size))
+            if not chunk or (self._drop and len(chunk) < self._size):
+                return
+            yield gather(np.array(chunk, np.int64))
+
+    def _batches(self, ctx):
         rows = []
         for c in self._input._components(ctx):
             rows.append(c)
@@ -321,11 +346,14 @@ def _padded_shape(spec, shape):
 
 
 class PaddedBatch(Batch):
+    _gathers = False
+
     def __init__(self, input_dataset, batch_size, padded_shapes, padding_values,
                  drop_remainder):
         Unary.__init__(self, input_dataset)
         self._size = positive_int(batch_size, "Batch size")
         self._drop = bool(drop_remainder)
+        self._parallel = None
         specs = structure.flat_specs(self.element_spec)
         for s in specs:
             if s.shape.rank is None:
@@ -410,19 +438,35 @@ class Shuffle(Unary):
             self._seed = int(np.random.SeedSequence().generate_state(1)[0])
 
     def _components(self, ctx):
+        return self._shuffled(self._input._components(ctx), ctx)
+
+    def _indexed(self, ctx):
+        inner = self._input._indexed(ctx)
+        if inner is None:
+            return None
+        indices, gather = inner
+        return self._shuffled(indices, ctx), gather
+
+    def _shuffled(self, items, ctx):
+        """`items` through the buffer; the same draws whether they are elements or indices
+        (random numbers drawn in blocks: one NumPy call per 1024 elements)."""
         rng = ctx.rng(self, self._seed, self._reshuffle)
-        buf = []
-        it = self._input._components(ctx)
-        for c in it:
-            buf.append(c)
-            if len(buf) >= self._size:
-                break
-        for c in it:
-            k = int(rng.integers(len(buf)))
+        draws = iter(())
+        buf = list(itertools.islice(items, self._size))
+        for c in items:
+            u = next(draws, None)
+            if u is None:
+                draws = iter(rng.random(1024).tolist())
+                u = next(draws)
+            k = int(u * len(buf))
             yield buf[k]
             buf[k] = c
         while buf:
-            k = int(rng.integers(len(buf)))
+            u = next(draws, None)
+            if u is None:
+                draws = iter(rng.random(1024).tolist())
+                u = next(draws)
+            k = int(u * len(buf))
             buf[k], buf[-1] = buf[-1], buf[k]
             yield buf.pop()
 
@@ -441,42 +485,78 @@ class Prefetch(Unary):
 
     def _components(self, ctx):
         if self._size == 0:
-            yield from self._input._components(ctx)
-            return
-        q = queue.Queue(self._size)
-        stop = threading.Event()
-        source = self._input._components(ctx)
+            return self._input._components(ctx)
+        return run_ahead(self._input._components(ctx), self._size)
 
-        def put(item):
-            while not stop.is_set():
-                try:
-                    q.put(item, timeout=0.05)
-                    return True
-                except queue.Full:
-                    pass
-            return False
 
-        def fill():
-            try:
-                for c in source:
-                    if not put((0, c)):
-                        return
-                put((1, None))
-            except BaseException as e:  # handed to the consumer, raised at its next()
-                put((2, e))
+def _pull(source):
+    """(0, the next item) / (1, None) at the end / (2, the exception source raised)."""
+    try:
+        return 0, next(source)
+    except StopIteration:
+        return 1, None
+    except BaseException as e:  # handed to the consumer, raised at its next()
+        return 2, e
 
-        threading.Thread(target=fill, daemon=True, name="flowjit-prefetch").start()
-        try:
-            while True:
-                kind, value = q.get()
-                if kind == 0:
-                    yield value
-                elif kind == 1:
+
+def run_ahead(source, size):
+    """`source`'s items in order, a background thread producing up to `size` of them ahead
+    of the consumer; the thread stops when the consumer drops the iterator.
+
+    When nothing is ready the consumer produces the next item itself rather than wait for
+    the thread: a hand-over between threads costs a wake-up (and the GIL), which on a busy
+    machine is longer than producing a cheap item."""
+    ready = collections.deque()
+    source_lock = threading.Lock()   # held while an item is produced and queued
+    space = threading.Condition()
+    finished, stopped = [False], [False]
+
+    def fill():
+        while True:
+            with space:
+                while len(ready) >= size and not stopped[0]:
+                    space.wait()
+            if stopped[0]:
+                return
+            with source_lock:
+                if finished[0]:
                     return
-                else:
-                    raise value
-        finally:
-            stop.set()
+                item = _pull(source)
+                ready.append(item)
+                if item[0]:
+                    finished[0] = True
+                    return
+
+    threading.Thread(target=fill, daemon=True, name="flowjit-prefetch").start()
+    try:
+        while True:
+            try:
+                kind, value = ready.popleft()
+            except IndexError:
+                with source_lock:   # everything queued so far is consumed: produce here
+                    if ready:
+                        kind, value = ready.popleft()
+                    elif finished[0]:
+                        return
+                    else:
+                        kind, value = _pull(source)
+                        finished[0] = bool(kind)
+            else:
+                # never block the consumer on the thread: a thread holding the lock is
+                # awake and sees the space itself
+                if space.acquire(blocking=False):
+                    space.notify()
+                    space.release()
+            if kind == 0:
+                yield value
+            elif kind == 1:
+                return
+            else:
+                raise value
+    finally:
+        stopped[0] = True
+        with space:
+            space.notify()
 
 
 # --- cache --------------------------------------------------------------------------------------

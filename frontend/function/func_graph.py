@@ -45,6 +45,20 @@ class GraphTensor(Tensor):
     def ndim(self):
         return None if self._tt.shape is None else len(self._tt.shape)
 
+    def set_shape(self, shape):
+        """TF refines the tensor's static shape in place (a py_function's unknown result, in
+        a dataset's map): this tensor becomes the output of an `ensure_shape` of the
+        merged shape, the identity that carries it."""
+        shape = TensorShape(shape)
+        if not shape.is_compatible_with(self.shape):
+            raise ValueError(f"Tensor's shape {self.shape} is not compatible with supplied "
+                             f"shape {shape}.")
+        merged = self.shape.merge_with(shape)
+        if merged.as_tuple() == self._tt.shape:
+            return
+        refined = dispatch.apply("ensure_shape", (self,), {"shape": merged.as_tuple()})
+        self._node, self._index, self._tt = refined._node, refined._index, refined._tt
+
     @property
     def name(self) -> str:
         return f"{self._node.name}:{self._index}"

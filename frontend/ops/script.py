@@ -33,7 +33,11 @@ def _dtypes(Tout):
 
 def _as_arrays(result, single, dtypes, opname, eager_tensors):
     """The function's result as one array per `Tout` entry, with TF's conversion checks."""
-    values = [result] if single else ([] if result is None and not dtypes else list(result))
+    # as TF, a list Tout takes one value that is not a list as its only result
+    if single or not isinstance(result, (list, tuple)) and (result is not None or dtypes):
+        values = [result]
+    else:
+        values = [] if result is None else list(result)
     if len(values) != len(dtypes):
         raise errors.InvalidArgumentError(None, opname, f"{opname} returned {len(values)} "
                                           f"values, but Tout has {len(dtypes)}")

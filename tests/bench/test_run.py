@@ -19,6 +19,9 @@ EXPECTED = ["cached call x*2+1 f32[4], XLA", "cached call x*2+1 f32[4], executor
             "chain phases N=200 / N=40",
             "chain N=200, XLA first call in a second process (compilation cache)",
             "MLP step (functional), XLA first call in a second process (compilation cache)",
+            "input pipeline slices->map->shuffle->batch->prefetch, per example",
+            "input pipeline TextLine->split->padded_batch, per line",
+            "input pipeline feeding an MLP's SGD steps, per example",
             "import flowjit, fresh process",
             "import flowjit / import jax"]
 PHASES = ("trace", "import", "passes", "lowering", "xla_compile")

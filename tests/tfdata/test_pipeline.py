@@ -221,3 +221,90 @@ def test_legacy_generator_types_and_zip_arguments():
     counted = tf.data.Dataset.range(3).repeat().enumerate()
     assert counted.cardinality() == tf.data.INFINITE_CARDINALITY
     assert _values(counted.take(4)) == [[0, 0], [1, 1], [2, 2], [3, 0]]
+
+
+def test_gathered_batches_equal_stacked_batches():
+    # slices -> shuffle -> batch gathers each batch by index; a map in between makes the
+    # same pipeline stack element by element: both give the same batches, strings included
+    x = np.arange(70, dtype=np.float32).reshape(35, 2)
+    words = np.array([f"w{i}".encode() for i in range(35)], object)
+    for drop in (False, True):
+        gathered = tf.data.Dataset.from_tensor_slices((x, words)).shuffle(
+            8, seed=4).batch(6, drop_remainder=drop)
+        stacked = tf.data.Dataset.from_tensor_slices((x, words)).shuffle(8, seed=4).map(
+            lambda a, w: (a, w)).batch(6, drop_remainder=drop)
+        got = list(gathered.as_numpy_iterator())
+        want = list(stacked.as_numpy_iterator())
+        assert len(got) == len(want) == (5 if drop else 6)
+        for (ga, gw), (wa, ww) in zip(got, want):
+            np.testing.assert_array_equal(ga, wa)
+            assert list(gw) == list(ww)
+        if not drop:   # every element once
+            assert sorted(np.concatenate([a[:, 0] for a, _ in got]).tolist()) == \
+                x[:, 0].tolist()
+
+
+def test_compressed_text_and_csv(tmp_path):
+    import gzip
+    import zlib
+    lines = b"a,1\nbb,2\n\nccc,3\n"
+    (tmp_path / "t.gz").write_bytes(gzip.compress(lines))
+    (tmp_path / "t.z").write_bytes(zlib.compress(lines))
+    for name, kind in (("t.gz", "GZIP"), ("t.z", "ZLIB")):
+        path = str(tmp_path / name)
+        got = [t.numpy() for t in tf.data.TextLineDataset(path, compression_type=kind)]
+        assert got == [b"a,1", b"bb,2", b"", b"ccc,3"]
+        rows = tf.data.experimental.CsvDataset(path, [tf.string, tf.int64],
+                                               compression_type=kind)
+        assert [(a.numpy(), int(b)) for a, b in rows] == [(b"a", 1), (b"bb", 2), (b"ccc", 3)]
+    with pytest.raises(tf.errors.InvalidArgumentError):
+        tf.data.TextLineDataset(path, compression_type="LZ4")
+    (tmp_path / "bad.csv").write_text("1,x\n,2\n")
+    with pytest.raises(tf.errors.InvalidArgumentError,
+                       match="^Field 1 in record is not a valid int32: x"):
+        list(tf.data.experimental.CsvDataset(str(tmp_path / "bad.csv"), [tf.int32, tf.int32]))
+    with pytest.raises(tf.errors.InvalidArgumentError,
+                       match="Field 0 is required but missing in record!"):
+        list(tf.data.experimental.CsvDataset(str(tmp_path / "bad.csv"), [tf.int32, "d"]))
+
+
+def test_read_file_eager_in_a_function_and_in_a_dataset(tmp_path):
+    path = str(tmp_path / "f.bin")
+    tf.io.write_file(path, b"\x00bytes\xff")
+    assert tf.io.read_file(path).numpy() == b"\x00bytes\xff"
+    assert tf.function(tf.io.read_file)(tf.constant(path)).numpy() == b"\x00bytes\xff"
+    ds = tf.data.Dataset.from_tensor_slices([path, path]).map(tf.io.read_file)
+    assert ds.element_spec == tf.TensorSpec([], tf.string)
+    assert [t.numpy() for t in ds] == [b"\x00bytes\xff"] * 2
+    with pytest.raises(tf.errors.NotFoundError, match="No such file or directory"):
+        tf.io.read_file(path + ".missing")
+
+
+def test_parallel_interleave_and_batch_overlap_in_order():
+    active, peak = [0], [0]
+    lock = threading.Lock()
+
+    def slow(x):
+        with lock:
+            active[0] += 1
+            peak[0] = max(peak[0], active[0])
+        time.sleep(0.02)
+        with lock:
+            active[0] -= 1
+        return x
+
+    def inner(x):
+        return tf.data.Dataset.range(4).map(
+            lambda y: tf.numpy_function(slow, [y + 10 * x], tf.int64))
+
+    sequential = tf.data.Dataset.range(3).interleave(inner, cycle_length=3)
+    want = [0, 10, 20, 1, 11, 21, 2, 12, 22, 3, 13, 23]
+    assert _values(sequential) == want and peak[0] == 1
+    parallel = tf.data.Dataset.range(3).interleave(inner, cycle_length=3,
+                                                   num_parallel_calls=3)
+    assert _values(parallel) == want
+    assert peak[0] >= 2       # inner datasets produced at once
+    batches = tf.data.Dataset.range(7).batch(3, num_parallel_calls=2)
+    assert [b.numpy().tolist() for b in batches] == [[0, 1, 2], [3, 4, 5], [6]]
+    with pytest.raises(tf.errors.InvalidArgumentError, match="num_parallel_calls"):
+        tf.data.Dataset.range(2).interleave(inner, cycle_length=2, num_parallel_calls=3)

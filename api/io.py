@@ -1,0 +1,5 @@
+"""TF's `tf.io`: the file functions input pipelines use (`read_file`, `write_file`)."""
+import flowjit.frontend.data.files  # noqa: F401  (exports its functions)
+from flowjit.frontend.export import install as _install
+
+_install(globals(), "io")

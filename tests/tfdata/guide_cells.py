@@ -1,0 +1,651 @@
+"""The code cells of TF's tf.data guides ("tf.data: Build TensorFlow input pipelines" and
+"Better performance with the tf.data API"), as functions of the framework module.
+
+Each cell is `cell(tf, folder)` returning what the guide prints, as JSON (`as_json`).
+`tools/record_tfdata_guide.py` runs them under TF 2.21 and writes
+tests/data/tfdata_guide.json; `test_guide_cells.py` runs them under flowjit and compares.
+Cells that download a file get a small file written to `folder` with the same API calls;
+where TF's order is random (unseeded shuffles, sampling), a cell returns what does not
+depend on the order (sorted values, sums, checks of the property the guide shows). Cells
+that only plot, or need Keras models, image codecs or TFRecord protos, are left out.
+"""
+import collections
+import itertools
+import os
+import time
+
+import numpy as np
+
+CELLS = {}
+
+
+def cell(fn):
+    CELLS[fn.__name__] = fn
+    return fn
+
+
+def as_json(x):
+    """An element (nested tuples/dicts of tensors or arrays) as JSON."""
+    if isinstance(x, dict):
+        return {str(k): as_json(v) for k, v in sorted(x.items())}
+    if isinstance(x, (tuple, list)):
+        return [as_json(v) for v in x]
+    if isinstance(x, (bool, int, float, str)) or x is None:
+        return x
+    a = x.numpy() if hasattr(x, "numpy") else x
+    a = np.asarray(a, object) if isinstance(a, bytes) else np.asarray(a)
+    if a.dtype.kind in "OS":
+        return {"bytes": [b.decode() for b in a.reshape(-1)], "shape": list(a.shape)}
+    return {"dtype": a.dtype.name, "shape": list(a.shape), "value": a.reshape(-1).tolist()}
+
+
+def run(name, tf, folder):
+    """The cell's result as plain JSON values (NumPy scalars as Python numbers)."""
+    import json
+    return json.loads(json.dumps(CELLS[name](tf, folder), default=lambda o: o.item()))
+
+
+def _spec(ds):
+    return repr(ds.element_spec)
+
+
+# --- files standing in for the guide's downloads ----------------------------------------------
+TITANIC_HEADER = "survived,sex,age,n_siblings_spouses,parch,fare,class,deck,embark_town,alone\n"
+TITANIC = ("0,male,22.0,1,0,7.25,Third,unknown,Southampton,n\n"
+           "1,female,38.0,1,0,71.2833,First,C,Cherbourg,n\n"
+           "1,female,26.0,0,0,7.925,Third,unknown,Southampton,y\n"
+           "1,female,35.0,1,0,53.1,First,C,Southampton,n\n"
+           "0,male,28.0,0,0,8.4583,Third,unknown,Queenstown,y\n"
+           "0,male,2.0,3,1,21.075,Third,unknown,Southampton,n\n"
+           "1,female,27.0,0,2,11.1333,Third,unknown,Southampton,n\n"
+           "1,female,14.0,1,0,30.0708,Second,unknown,Cherbourg,n\n"
+           "1,female,4.0,1,1,16.7,Third,G,Southampton,n\n"
+           "0,male,20.0,0,0,8.05,Third,unknown,Southampton,y\n"
+           "0,male,39.0,1,5,31.275,Third,unknown,Southampton,n\n"
+           "0,female,14.0,0,0,7.8542,Third,unknown,Southampton,y\n")
+
+
+def _titanic(folder):
+    path = os.path.join(folder, "train.csv")
+    with open(path, "w") as f:
+        f.write(TITANIC_HEADER + TITANIC * 30)   # 361 lines: a header and 360 passengers
+    return path
+
+
+def _illiad(folder):
+    paths = []
+    for name in ("cowper", "derby", "butler"):
+        path = os.path.join(folder, f"{name}.txt")
+        with open(path, "w") as f:
+            for i in range(12):
+                f.write(f"{name} line {i}: Achilles sing, O goddess{'!' * (i % 3)}\n")
+        paths.append(path)
+    return paths
+
+
+# --- data.ipynb: basic mechanics --------------------------------------------------------------
+@cell
+def basic_iterate(tf, folder):
+    dataset = tf.data.Dataset.from_tensor_slices([8, 3, 0, 8, 2, 1])
+    out = [elem.numpy() for elem in dataset]
+    it = iter(dataset)
+    first = next(it).numpy()
+    total = dataset.reduce(0, lambda state, value: state + value).numpy()
+    return as_json([out, first, total, _spec(dataset)])
+
+
+@cell
+def structure_specs(tf, folder):
+    dataset1 = tf.data.Dataset.from_tensor_slices(tf.random.uniform([4, 10]))
+    dataset2 = tf.data.Dataset.from_tensor_slices(
+        (tf.random.uniform([4]), tf.random.uniform([4, 100], maxval=100, dtype=tf.int32)))
+    dataset3 = tf.data.Dataset.zip((dataset1, dataset2))
+    return [_spec(dataset1), _spec(dataset2), _spec(dataset3)]
+
+
+@cell
+def structure_iterate(tf, folder):
+    dataset1 = tf.data.Dataset.from_tensor_slices(
+        tf.random.uniform([4, 10], minval=1, maxval=10, dtype=tf.int32))
+    values = [z.numpy() for z in dataset1]
+    in_range = all(((v >= 1) & (v < 10)).all() for v in values)
+    dataset2 = tf.data.Dataset.from_tensor_slices(
+        (tf.random.uniform([4]), tf.random.uniform([4, 100], maxval=100, dtype=tf.int32)))
+    dataset3 = tf.data.Dataset.zip((dataset1, dataset2))
+    shapes = ['shapes: {a.shape}, {b.shape}, {c.shape}'.format(a=a, b=b, c=c)
+              for a, (b, c) in dataset3]
+    return [len(values), in_range, shapes]
+
+
+@cell
+def numpy_arrays(tf, folder):
+    rng = np.random.default_rng(0)
+    images = rng.integers(0, 256, size=(50, 28, 28)).astype(np.uint8)
+    labels = rng.integers(0, 10, size=50).astype(np.uint8)
+    images = images / 255
+    dataset = tf.data.Dataset.from_tensor_slices((images, labels))
+    first = next(iter(dataset))
+    return [_spec(dataset), int(dataset.cardinality()), as_json(first)]
+
+
+# --- data.ipynb: generators -------------------------------------------------------------------
+def _count(stop):
+    i = 0
+    while i < stop:
+        yield i
+        i += 1
+
+
+@cell
+def generator_count(tf, folder):
+    ds_counter = tf.data.Dataset.from_generator(_count, args=[25], output_types=tf.int32,
+                                                output_shapes=(), )
+    return [_spec(ds_counter)] + [b.numpy().tolist()
+                                  for b in ds_counter.repeat().batch(10).take(10)]
+
+
+def _gen_series():
+    # the guide's series, of sizes that do not depend on a random generator
+    for i in range(30):
+        yield i, np.linspace(0.5, 1.0, (i * 7) % 10)
+
+
+@cell
+def generator_series(tf, folder):
+    ds_series = tf.data.Dataset.from_generator(
+        _gen_series, output_types=(tf.int32, tf.float32), output_shapes=((), (None,)))
+    ds_series_batch = ds_series.shuffle(20).padded_batch(10, padded_shapes=([], [None]))
+    ids, sequence_batch = next(iter(ds_series_batch))
+    widths, all_ids = [], []
+    for ids_b, seq_b in ds_series.shuffle(20).padded_batch(10):
+        all_ids += ids_b.numpy().tolist()
+        widths.append(seq_b.shape[1] == max((i * 7) % 10 for i in ids_b.numpy()))
+    return [_spec(ds_series), _spec(ds_series_batch), list(ids.shape),
+            sequence_batch.shape[0], sorted(all_ids), widths]
+
+
+@cell
+def generator_signature(tf, folder):
+    def gen():
+        for i in range(5):
+            yield {"id": i, "values": np.arange(i, dtype=np.float32)}
+    ds = tf.data.Dataset.from_generator(gen, output_signature={
+        "id": tf.TensorSpec(shape=(), dtype=tf.int64),
+        "values": tf.TensorSpec(shape=(None,), dtype=tf.float32)})
+    return [_spec(ds), as_json(list(ds.padded_batch(2).as_numpy_iterator()))]
+
+
+# --- data.ipynb: text and CSV -----------------------------------------------------------------
+@cell
+def text_lines(tf, folder):
+    file_paths = _illiad(folder)
+    dataset = tf.data.TextLineDataset(file_paths)
+    first = [line.numpy() for line in dataset.take(5)]
+    files_ds = tf.data.Dataset.from_tensor_slices(file_paths)
+    lines_ds = files_ds.interleave(tf.data.TextLineDataset, cycle_length=3)
+    interleaved = [line.numpy() for line in lines_ds.take(9)]
+    return as_json([first, interleaved, _spec(lines_ds)])
+
+
+@cell
+def text_filter(tf, folder):
+    titanic_lines = tf.data.TextLineDataset(_titanic(folder))
+    head = [line.numpy() for line in titanic_lines.take(10)]
+
+    def survived(line):
+        return tf.not_equal(tf.strings.substr(line, 0, 1), "0")
+
+    survivors = titanic_lines.skip(1).filter(survived)
+    return as_json([head, [line.numpy() for line in survivors.take(10)]])
+
+
+@cell
+def csv_dict_slices(tf, folder):
+    # the guide's pandas DataFrame as its columns
+    columns = {"survived": np.array([0, 1, 1]), "sex": np.array([b"male", b"female", b"f"]),
+               "age": np.array([22.0, 38.0, 26.0]), "fare": np.array([7.25, 71.3, 7.9])}
+    titanic_slices = tf.data.Dataset.from_tensor_slices(dict(columns))
+    out = []
+    for feature_batch in titanic_slices.take(1):
+        for key, value in feature_batch.items():
+            out.append([key, as_json(value)])
+    return [_spec(titanic_slices), out]
+
+
+@cell
+def csv_dataset(tf, folder):
+    titanic_file = _titanic(folder)
+    titanic_types = [tf.int32, tf.string, tf.float32, tf.int32, tf.int32, tf.float32,
+                     tf.string, tf.string, tf.string, tf.string]
+    dataset = tf.data.experimental.CsvDataset(titanic_file, titanic_types, header=True)
+    return [_spec(dataset)] + [as_json([item for item in line]) for line in dataset.take(10)]
+
+
+@cell
+def csv_missing(tf, folder):
+    path = os.path.join(folder, "missing.csv")
+    with open(path, "w") as f:
+        f.write("1,2,3,4\n,2,3,4\n1,,3,4\n1,2,,4\n1,2,3,\n,,,\n")
+    dataset = tf.data.experimental.CsvDataset(path, [999, 999, 999, 999])
+    dataset = dataset.map(lambda *items: tf.stack(items))
+    all_cols = [line.numpy().tolist() for line in dataset]
+    dataset = tf.data.experimental.CsvDataset(path, [999, 999], select_cols=[1, 3])
+    dataset = dataset.map(lambda *items: tf.stack(items))
+    return [_spec(dataset), all_cols, [line.numpy().tolist() for line in dataset]]
+
+
+@cell
+def make_csv_dataset(tf, folder):
+    titanic_batches = tf.data.experimental.make_csv_dataset(
+        _titanic(folder), batch_size=4, label_name="survived")
+    out = []
+    for feature_batch, label_batch in titanic_batches.take(1):
+        out.append(list(label_batch.shape))
+        for key, value in feature_batch.items():
+            out.append([key, value.dtype.name, list(value.shape)])
+    titanic_batches = tf.data.experimental.make_csv_dataset(
+        _titanic(folder), batch_size=4, label_name="survived",
+        select_columns=['class', 'fare', 'survived'])
+    for feature_batch, label_batch in titanic_batches.take(1):
+        out.append(sorted(feature_batch))
+    return out
+
+
+# --- data.ipynb: sets of files ----------------------------------------------------------------
+@cell
+def list_files_read(tf, folder):
+    root = os.path.join(folder, "flower_photos")
+    for kind in ("daisy", "roses", "tulips"):
+        os.makedirs(os.path.join(root, kind), exist_ok=True)
+        for i in range(3):
+            with open(os.path.join(root, kind, f"{i}.jpg"), "wb") as f:
+                f.write(f"{kind} image {i}".encode() * 10)
+    list_ds = tf.data.Dataset.list_files(os.path.join(root, "*/*"))
+    names = sorted(os.path.relpath(f.numpy().decode(), root) for f in list_ds)
+
+    def process_path(file_path):
+        label = tf.strings.split(file_path, os.sep)[-2]
+        return tf.io.read_file(file_path), label
+
+    labeled_ds = list_ds.map(process_path)
+    pairs = sorted((raw.numpy()[:20].decode(), label.numpy().decode())
+                   for raw, label in labeled_ds)
+    return [names, _spec(labeled_ds), [list(p) for p in pairs]]
+
+
+# --- data.ipynb: batching ---------------------------------------------------------------------
+@cell
+def batch_simple(tf, folder):
+    inc_dataset = tf.data.Dataset.range(100)
+    dec_dataset = tf.data.Dataset.range(0, -100, -1)
+    dataset = tf.data.Dataset.zip((inc_dataset, dec_dataset))
+    batched_dataset = dataset.batch(4)
+    out = [[arr.numpy().tolist() for arr in batch] for batch in batched_dataset.take(4)]
+    return [out, _spec(batched_dataset), _spec(dataset.batch(7, drop_remainder=True))]
+
+
+@cell
+def batch_padded(tf, folder):
+    dataset = tf.data.Dataset.range(100)
+    dataset = dataset.map(lambda x: tf.fill([tf.cast(x, tf.int32)], x))
+    dataset = dataset.padded_batch(4, padded_shapes=(None,))
+    return [_spec(dataset)] + [as_json(batch) for batch in dataset.take(2)]
+
+
+# --- data.ipynb: training workflows -----------------------------------------------------------
+@cell
+def epochs(tf, folder):
+    titanic_lines = tf.data.TextLineDataset(_titanic(folder))
+    straddle = [batch.shape[0] for batch in titanic_lines.repeat(3).batch(128)]
+    separate = [batch.shape[0] for batch in titanic_lines.batch(128).repeat(3)]
+    shapes = []
+    dataset = titanic_lines.batch(128)
+    for epoch in range(3):
+        for batch in dataset:
+            shapes.append(list(batch.shape))
+        shapes.append(f"End of epoch: {epoch}")
+    return [straddle, separate, shapes]
+
+
+@cell
+def shuffle_counter(tf, folder):
+    lines = tf.data.TextLineDataset(_titanic(folder))
+    counter = tf.data.experimental.Counter()
+    dataset = tf.data.Dataset.zip((counter, lines))
+    dataset = dataset.shuffle(buffer_size=100)
+    dataset = dataset.batch(20)
+    n, line_batch = next(iter(dataset))
+    first_ok = bool((n.numpy() < 120).all()) and len(set(n.numpy().tolist())) == 20
+
+    dataset = tf.data.Dataset.zip((counter, lines))
+    shuffled = dataset.shuffle(buffer_size=100).batch(10).repeat(2)
+    ids = [n.numpy() for n, line_batch in shuffled]
+    # a shuffle before the repeat ends one epoch before the next starts
+    epoch1 = sorted(np.concatenate(ids[:37]).tolist())
+    epoch2 = sorted(np.concatenate(ids[37:]).tolist())
+    mixed = tf.data.Dataset.zip((counter, lines)).repeat(2).shuffle(buffer_size=100).batch(10)
+    all_mixed = sorted(np.concatenate([n.numpy() for n, _ in mixed]).tolist())
+    return [_spec(dataset.shuffle(100).batch(20)), first_ok, len(ids),
+            epoch1 == epoch2 == list(range(361)), all_mixed == sorted(list(range(361)) * 2)]
+
+
+# --- data.ipynb: preprocessing ----------------------------------------------------------------
+@cell
+def py_function_map(tf, folder):
+    images = np.arange(2 * 8 * 8 * 3, dtype=np.float32).reshape(2, 8, 8, 3) / 100.0
+    images_ds = tf.data.Dataset.from_tensor_slices((images, np.array([b"a", b"b"])))
+
+    def flip_image(image):
+        return np.flip(image.numpy() if hasattr(image, "numpy") else image, axis=1)
+
+    def tf_flip_image(image, label):
+        im_shape = image.shape
+        [image, ] = tf.py_function(flip_image, [image], [tf.float32])
+        image.set_shape(im_shape)
+        return image, label
+
+    rot_ds = images_ds.map(tf_flip_image)
+    return [_spec(rot_ds), as_json(list(rot_ds.take(2)))]
+
+
+@cell
+def time_series_batch(tf, folder):
+    range_ds = tf.data.Dataset.range(100000)
+    batches = range_ds.batch(10, drop_remainder=True)
+    out = [[batch.numpy().tolist() for batch in batches.take(5)]]
+
+    def dense_1_step(batch):
+        return batch[:-1], batch[1:]
+
+    out.append([as_json(x) for x in batches.map(dense_1_step).take(3)])
+    batches = range_ds.batch(15, drop_remainder=True)
+
+    def label_next_5_steps(batch):
+        return (batch[:-5], batch[-5:])
+
+    out.append([as_json(x) for x in batches.map(label_next_5_steps).take(3)])
+    features = range_ds.batch(10, drop_remainder=True)
+    labels = range_ds.batch(10).skip(1).map(lambda labels: labels[:-5])
+    predict_5_steps = tf.data.Dataset.zip((features, labels))
+    out.append([as_json(x) for x in predict_5_steps.take(3)])
+    return out
+
+
+@cell
+def time_series_window(tf, folder):
+    range_ds = tf.data.Dataset.range(100000)
+    window_size = 5
+    windows = range_ds.window(window_size, shift=1)
+    subs = [_spec(sub_ds) for sub_ds in windows.take(5)]
+    flat = [x.numpy() for x in windows.flat_map(lambda x: x).take(30)]
+
+    def sub_to_batch(sub):
+        return sub.batch(window_size, drop_remainder=True)
+
+    batched = [example.numpy().tolist() for example in windows.flat_map(sub_to_batch).take(5)]
+
+    def make_window_dataset(ds, window_size=5, shift=1, stride=1):
+        windows = ds.window(window_size, shift=shift, stride=stride)
+
+        def sub_to_batch(sub):
+            return sub.batch(window_size, drop_remainder=True)
+
+        return windows.flat_map(sub_to_batch)
+
+    ds = make_window_dataset(range_ds, window_size=10, shift=5, stride=3)
+    strided = [example.numpy().tolist() for example in ds.take(10)]
+    dense = [as_json(x) for x in ds.map(lambda b: (b[:-1], b[1:])).take(3)]
+    return [_spec(windows), subs, as_json(flat), batched, strided, dense]
+
+
+def _creditcard(tf):
+    rng = np.random.default_rng(5)
+    labels = (rng.random(5000) < 0.02).astype(np.int32)
+    features = rng.normal(size=(5000, 4)).astype(np.float32)
+    return tf.data.Dataset.from_tensor_slices((features, labels)).batch(1024), labels
+
+
+@cell
+def resample_counts(tf, folder):
+    creditcard_ds, labels = _creditcard(tf)
+
+    def count(counts, batch):
+        features, labels = batch
+        class_1 = tf.cast(labels == 1, tf.int32)
+        class_0 = tf.cast(labels == 0, tf.int32)
+        counts['class_0'] += tf.reduce_sum(class_0)
+        counts['class_1'] += tf.reduce_sum(class_1)
+        return counts
+
+    counts = creditcard_ds.take(10).reduce(initial_state={'class_0': 0, 'class_1': 0},
+                                           reduce_func=count)
+    counts = np.array([counts['class_0'].numpy(), counts['class_1'].numpy()]).astype(
+        np.float32)
+    return as_json(counts / counts.sum())
+
+
+@cell
+def resample_sampling(tf, folder):
+    creditcard_ds, _ = _creditcard(tf)
+    negative_ds = creditcard_ds.unbatch().filter(lambda features, label: label == 0).repeat()
+    positive_ds = creditcard_ds.unbatch().filter(lambda features, label: label == 1).repeat()
+    positives = [label.numpy().tolist() for features, label in positive_ds.batch(10).take(1)]
+    balanced_ds = tf.data.experimental.sample_from_datasets(
+        [negative_ds, positive_ds], [0.5, 0.5]).batch(10)
+    seen = np.concatenate([labels.numpy() for features, labels in balanced_ds.take(50)])
+    # the guide's point: about half of the sampled labels are 1
+    return [positives, _spec(balanced_ds), len(seen), bool(0.35 < seen.mean() < 0.65)]
+
+
+@cell
+def resample_rejection(tf, folder):
+    creditcard_ds, labels = _creditcard(tf)
+    fractions = np.array([1 - labels.mean(), labels.mean()], np.float32)
+
+    def class_func(features, label):
+        return label
+
+    resampler = tf.data.experimental.rejection_resample(
+        class_func, target_dist=[0.5, 0.5], initial_dist=fractions)
+    resample_ds = creditcard_ds.unbatch().apply(resampler).batch(10)
+    balanced_ds = resample_ds.map(lambda extra_label, features_and_label: features_and_label)
+    seen = np.concatenate([labels.numpy() for features, labels in balanced_ds.take(10)])
+    method = creditcard_ds.unbatch().rejection_resample(class_func, target_dist=[0.5, 0.5])
+    extra = np.concatenate([np.stack([k.numpy(), fl[1].numpy()], 1)
+                            for k, fl in method.batch(10).take(10)])
+    return [_spec(resample_ds), _spec(balanced_ds), bool(0.3 < seen.mean() < 0.7),
+            bool((extra[:, 0] == extra[:, 1]).all()), bool(0.3 < extra[:, 1].mean() < 0.7)]
+
+
+@cell
+def iterator_checkpoint(tf, folder):
+    range_ds = tf.data.Dataset.range(20)
+    iterator = iter(range_ds)
+    ckpt = tf.train.Checkpoint(step=tf.Variable(0), iterator=iterator)
+    manager = tf.train.CheckpointManager(ckpt, os.path.join(folder, "my_ckpt"), max_to_keep=3)
+    out = [[next(iterator).numpy() for _ in range(5)]]
+    manager.save()
+    out.append([next(iterator).numpy() for _ in range(5)])
+    ckpt.restore(manager.latest_checkpoint)
+    out.append([next(iterator).numpy() for _ in range(5)])
+    return as_json(out)
+
+
+# --- data_performance.ipynb -------------------------------------------------------------------
+def _artificial_dataset(tf, delay):
+    class ArtificialDataset(tf.data.Dataset):
+        def _generator(num_samples):
+            time.sleep(delay)   # opening the file
+            for sample_idx in range(num_samples):
+                time.sleep(delay)   # reading a record
+                yield (sample_idx,)
+
+        def __new__(cls, num_samples=3):
+            return tf.data.Dataset.from_generator(
+                cls._generator, output_signature=tf.TensorSpec(shape=(1,), dtype=tf.int64),
+                args=(num_samples,))
+
+    return ArtificialDataset
+
+
+def _benchmark(dataset, num_epochs=2):
+    seen = []
+    for epoch_num in range(num_epochs):
+        for sample in dataset:
+            seen.append(sample.numpy().tolist())
+    return seen
+
+
+@cell
+def perf_prefetch_interleave(tf, folder):
+    ArtificialDataset = _artificial_dataset(tf, 0.001)
+    out = [_benchmark(ArtificialDataset()),
+           _benchmark(ArtificialDataset().prefetch(tf.data.AUTOTUNE)),
+           _benchmark(tf.data.Dataset.range(2).interleave(lambda _: ArtificialDataset())),
+           _benchmark(tf.data.Dataset.range(2).interleave(
+               lambda _: ArtificialDataset(), num_parallel_calls=tf.data.AUTOTUNE))]
+    return out
+
+
+@cell
+def perf_map_cache(tf, folder):
+    ArtificialDataset = _artificial_dataset(tf, 0.001)
+
+    def mapped_function(s):
+        # a time-consuming preprocessing step
+        tf.py_function(lambda: time.sleep(0.001), [], ())
+        return s
+
+    out = [_benchmark(ArtificialDataset().map(mapped_function)),
+           _benchmark(ArtificialDataset().map(mapped_function,
+                                               num_parallel_calls=tf.data.AUTOTUNE)),
+           _benchmark(ArtificialDataset().map(mapped_function).cache(), 5)]
+    return out
+
+
+@cell
+def perf_vectorize(tf, folder):
+    fast_dataset = tf.data.Dataset.range(10000)
+
+    def fast_benchmark(dataset, num_epochs=2):
+        total = 0
+        for _ in tf.data.Dataset.range(num_epochs):
+            for _ in dataset:
+                total += 1
+        return total
+
+    def increment(x):
+        return x + 1
+
+    scalar = fast_dataset.map(increment).batch(256)
+    vector = fast_dataset.batch(256).map(increment)
+    sums = [int(sum(b.numpy().sum() for b in d)) for d in (scalar, vector)]
+    return [fast_benchmark(scalar), fast_benchmark(vector), _spec(scalar), _spec(vector), sums]
+
+
+def _time_measured_dataset(tf):
+    instances = itertools.count()
+    epochs = collections.defaultdict(itertools.count)
+
+    class TimeMeasuredDataset(tf.data.Dataset):
+        OUTPUT_SIGNATURE = (tf.TensorSpec(shape=(2, 1), dtype=tf.string),
+                            tf.TensorSpec(shape=(2, 2), dtype=tf.float32),
+                            tf.TensorSpec(shape=(2, 3), dtype=tf.int32))
+
+        def _generator(instance_idx, num_samples):
+            epoch_idx = next(epochs[instance_idx])
+            open_enter = time.perf_counter()
+            open_elapsed = time.perf_counter() - open_enter
+            for sample_idx in range(num_samples):
+                read_enter = time.perf_counter()
+                read_elapsed = time.perf_counter() - read_enter
+                yield ([("Open",), ("Read",)],
+                       [(open_enter, open_elapsed), (read_enter, read_elapsed)],
+                       [(instance_idx, epoch_idx, -1), (instance_idx, epoch_idx, sample_idx)])
+                open_enter, open_elapsed = -1., -1.
+
+        def __new__(cls, num_samples=3):
+            return tf.data.Dataset.from_generator(
+                cls._generator, output_signature=cls.OUTPUT_SIGNATURE,
+                args=(next(instances), num_samples))
+
+    return TimeMeasuredDataset
+
+
+def _map_decorator(tf, func):
+    def wrapper(steps, times, values):
+        return tf.py_function(func, inp=(steps, times, values),
+                              Tout=(steps.dtype, times.dtype, values.dtype))
+    return wrapper
+
+
+def _timelined_benchmark(tf, dataset, num_epochs=2):
+    steps_acc = tf.zeros([0, 1], dtype=tf.dtypes.string)
+    times_acc = tf.zeros([0, 2], dtype=tf.dtypes.float32)
+    values_acc = tf.zeros([0, 3], dtype=tf.dtypes.int32)
+    for epoch_num in range(num_epochs):
+        for (steps, times, values) in dataset:
+            steps_acc = tf.concat((steps_acc, steps), axis=0)
+            times_acc = tf.concat((times_acc, times), axis=0)
+            values_acc = tf.concat((values_acc, values), axis=0)
+    return {"steps": steps_acc, "values": values_acc}
+
+
+@cell
+def perf_timelined(tf, folder):
+    TimeMeasuredDataset = _time_measured_dataset(tf)
+
+    def naive_map(steps, times, values):
+        map_enter = time.perf_counter()
+        map_elapsed = time.perf_counter() - map_enter
+        return (tf.concat((steps, [["Map"]]), axis=0),
+                tf.concat((times, [[map_enter, map_elapsed]]), axis=0),
+                tf.concat((values, [values[-1]]), axis=0))
+
+    naive = (tf.data.Dataset.range(2)
+             .flat_map(lambda _: TimeMeasuredDataset())
+             .map(_map_decorator(tf, naive_map)))
+    naive_out = _timelined_benchmark(tf, naive)
+
+    def fast_map(steps, times, values):
+        return (tf.concat((steps, tf.tile([[["Map"]]], [tf.shape(steps)[0], 1, 1])), axis=1),
+                tf.concat((times, tf.zeros([tf.shape(times)[0], 1, 2])), axis=1),
+                tf.concat((values, values[:, -1:]), axis=1))
+
+    optimized = (tf.data.Dataset.range(2)
+                 .interleave(lambda _: TimeMeasuredDataset(),
+                             num_parallel_calls=tf.data.AUTOTUNE)
+                 .batch(256, num_parallel_calls=tf.data.AUTOTUNE, drop_remainder=False)
+                 .map(fast_map, num_parallel_calls=tf.data.AUTOTUNE)
+                 .cache()
+                 .prefetch(tf.data.AUTOTUNE)
+                 .unbatch())
+    opt_out = _timelined_benchmark(tf, optimized)
+    # TF traces the functions that return datasets once, so its instances share one index
+    # (flowjit runs them per element: README's "Differences from TF"); the samples and
+    # steps are the same
+    return [_spec(naive), _spec(optimized)] + [
+        [sorted(out["values"].numpy()[:, 2].tolist()),
+         sorted(s.decode() for s in out["steps"].numpy().reshape(-1))]
+        for out in (naive_out, opt_out)]
+
+
+@cell
+def loop_in_function(tf, folder):
+    # the typical pipeline of the guides, iterated eagerly and in a tf.function
+    x = np.arange(40, dtype=np.float32).reshape(20, 2)
+    ds = tf.data.Dataset.from_tensor_slices((x, np.arange(20))).shuffle(10, seed=3).batch(8)
+
+    @tf.function
+    def epoch_sum(dataset):
+        total = tf.constant(0.0)
+        count = tf.constant(0, tf.int64)
+        for xb, yb in dataset:
+            total += tf.reduce_sum(xb)
+            count += tf.reduce_sum(yb)
+        return total, count
+
+    eager = [sum(float(tf.reduce_sum(xb)) for xb, _ in ds),
+             sorted(int(v) for _, yb in ds for v in yb.numpy())]
+    staged = epoch_sum(ds)
+    return [eager, float(staged[0]), int(staged[1]), [b[0].shape[0] for b in ds]]

@@ -11,7 +11,7 @@ from . import check_allocation, kernel
 def _unique(x, out_idx):
     """Distinct values in order of first appearance, each element's index among them, and
     how often each occurs. NaNs never equal each other, so each is its own value (as TF)."""
-    key = x.astype(np.float32) if x.dtype.name in ("float16", "bfloat16") else x
+    key = x.astype(np.float32) if D.is_half_np(x.dtype) else x
     _, first, inverse, counts = np.unique(key, return_index=True, return_inverse=True,
                                           return_counts=True, equal_nan=False)
     inverse = inverse.reshape(-1)

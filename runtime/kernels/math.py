@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...ir.dtypes import is_half_np
 from ...ir.errors import InvalidArgumentError
 from . import kernel, register
 from .special import erf, erfc
@@ -165,7 +166,7 @@ def cast(x, dtype):
     x = np.asarray(x)
     if x.dtype.kind == "c" and target.kind not in "cb":  # TF keeps the real part
         x = x.real
-    if target.kind in "iu" and (x.dtype.kind == "f" or x.dtype.name == "bfloat16"):  # bf16: V
+    if target.kind in "iu" and (x.dtype.kind == "f" or is_half_np(x.dtype)):  # bf16: V
         if target in _WIDE_UNSIGNED:
             return _float_to_wide_unsigned(x, target)
         x = _float_to_int(x, target)

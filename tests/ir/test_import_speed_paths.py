@@ -5,6 +5,7 @@ import gc
 import inspect
 
 import numpy as np
+from xdsl.dialects.builtin import FileLineColLoc, NameLoc, StringAttr, UnknownLoc
 
 import flowjit as tf
 from flowjit.ir.gc_pause import gc_paused
@@ -58,6 +59,20 @@ def test_locations_name_each_users_line():
             assert parts[1] == __file__
             lines[parts[0].split("/")[-1]] = parts[2]
     assert lines == {"tanh": first + 1, "exp": first + 2, "tanh_1": first + 3}
+
+
+def test_unchecked_locations_equal_verified_ones():
+    # The importer builds NameLocs without xDSL's constraint checks; each must equal (and
+    # hash and print as) the NameLoc its constructor makes from the same parameters.
+    cf = tf.function(lambda x: tf.tanh(x) + 1.0).get_concrete_function(
+        tf.TensorSpec([2], tf.float32))
+    locs = [op.location for op in import_graph(cf.graph, "f").walk()
+            if isinstance(op.location, NameLoc)]
+    assert len(locs) >= 3
+    for loc in locs:
+        checked = NameLoc(StringAttr(loc.desc.data), loc.location)
+        assert loc == checked and hash(loc) == hash(checked) and str(loc) == str(checked)
+        assert isinstance(loc.location, (FileLineColLoc, UnknownLoc))
 
 
 def test_specializer_copies_only_graphs_it_changes():

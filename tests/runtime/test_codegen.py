@@ -237,3 +237,28 @@ def test_zero_d_ufunc_chain_in_a_loop_gradient(dtype):
     y, g = run(tf.constant(x))
     np.testing.assert_allclose(y.numpy(), np.expm1(x), rtol=1e-3)
     np.testing.assert_allclose(g.numpy(), np.exp(x), rtol=1e-3)
+
+
+# (dtype, whether its 0-d values run as Python operators: half types stay ufunc calls)
+@pytest.mark.parametrize("dtype,operators", [(np.float16, False), (np.float32, True),
+                                             (np.int32, True)])
+def test_zero_d_constant_is_a_scalar_for_operators_and_an_array_for_ufuncs(dtype, operators):
+    # One constant read by the loop counter's Python operator (as a NumPy scalar) and by a
+    # ufunc on an array (as a 0-d array): both give the interpreter's values and dtypes.
+    @tf.function
+    def f(x):
+        three = tf.constant(3, x.dtype)
+        return tf.while_loop(lambda i, v: i < three, lambda i, v: (i + 1, v * three - i),
+                             [tf.constant(0, x.dtype), x])
+    x = np.array([0, 1, -2, 7], dtype)
+    plan, args = _plan_and_args(f, x)
+    assert (" < " in plan.generated.source) == operators
+    ufunc_lines = [line for line in plan.generated.source.splitlines() if "(s" in line and
+                   any(f"c{n}" in line for n in range(100))]
+    assert bool(ufunc_lines) == operators, plan.generated.source
+    got, want = plan.run(args), plan.interpret(args)
+    for g, w in zip(got, want):
+        _same(g, w)
+    i, v = f(tf.constant(x))
+    np.testing.assert_array_equal(v.numpy(), ((x * 3 - 0) * 3 - 1) * 3 - 2)
+    assert v.dtype.as_numpy_dtype == dtype and i.numpy() == 3

@@ -27,6 +27,12 @@ def run(tf):
     out["unpack_replicated"] = _devices(dt.unpack(replicated))
     out["unpack_sharded"] = [[d, t.numpy().tolist()] for d, t in
                              zip(_devices(dt.unpack(sharded)), dt.unpack(sharded))]
+    with dt.default_mesh(mesh):
+        made = [tf.constant([1.0, 2.0]), tf.zeros([2]), tf.ones([2, 2]) * 3.0,
+                tf.range(4), tf.constant(2.0) * 3.0]
+    out["default_mesh"] = [[dt.is_dtensor(t), dt.fetch_layout(t).to_string()
+                            if dt.is_dtensor(t) else None, t.numpy().tolist()] for t in made]
+    out["after_default_mesh"] = dt.is_dtensor(tf.zeros([2]))
     strategy = tf.distribute.MirroredStrategy(["cpu:0", "cpu:1"])
     out["replicas"] = strategy.num_replicas_in_sync
     with strategy.scope():

@@ -201,7 +201,8 @@ class MirroredStrategy:
             from ..function.program import Program
             program = self._programs[cf] = Program(cf, ReplicaBackend(self._jax_mesh))
         # The function's tensor arguments in its own order (replica 0's stand for theirs).
-        replicas = {id(v.values[0]): v for v in nest.flatten((args, kwargs), expand_composites=False)
+        replicas = {id(v.values[0]): v
+                    for v in nest.flatten((args, kwargs), expand_composites=False)
                     if isinstance(v, PerReplica)}
         flat: list = []
         trace_type.key_and_flat(compiled.bind(first[0], first[1]), flat)

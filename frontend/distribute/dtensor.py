@@ -551,4 +551,4 @@ __all__ = ["Mesh", "Layout", "DVariable", "UNSHARDED", "MATCH", "create_mesh",
            "create_distributed_mesh", "relayout", "copy_to_mesh", "pack", "unpack",
            "fetch_layout", "check_layout", "is_dtensor", "call_with_layout", "num_clients", "client_id",
            "local_devices", "num_local_devices", "num_global_devices", "job_name",
-           "initialize_accelerator_system", "shutdown_accelerator_system"]
+           "initialize_accelerator_system", "shutdown_accelerator_system", "default_mesh"]

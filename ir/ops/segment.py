@@ -2,8 +2,8 @@
 
 `unsorted_segment_*` take the number of segments as an attribute (TF's XLA kernels need it
 at compile time too), so their result shape is static; one computed in the graph
-(`tf.shape(x)[0]`) is a tensor attribute, folded per concrete shape under XLA. The sorted `segment_*` ops have
-`segment_ids[-1] + 1` segments: a size known only at run time, so XLA refuses them (as TF's
+(`tf.shape(x)[0]`) is a tensor attribute, folded per concrete shape under XLA. The sorted
+`segment_*` ops have `segment_ids[-1] + 1` segments: a size known only at run time, so XLA refuses them (as TF's
 XLA does: it has no SegmentSum kernel).
 """
 from __future__ import annotations

@@ -135,9 +135,38 @@ def autograph_cases(tf):
             z = x * 2.0
         return z
 
+    def nested_if_return(x):
+        if tf.reduce_sum(x) > 0:
+            if tf.reduce_max(x) > 3:
+                return x * 2.0
+        return x
+
+    def nested_if_return_with_else(x):
+        if tf.reduce_sum(x) > 0:
+            if tf.reduce_max(x) > 3:
+                return x * 2.0
+        else:
+            return -x
+        return x + 1.0
+
+    def nested_if_returns_balanced(x):
+        if tf.reduce_sum(x) > 0:
+            if tf.reduce_max(x) > 3:
+                return x * 2.0
+            return x * 3.0
+        return x
+
+    def elif_return_then_fallthrough(x):
+        if tf.reduce_max(x) > 5:
+            return x * 2.0
+        elif tf.reduce_min(x) > 0:
+            return x + 1.0
+        return x - 1.0
+
     return {f.__name__: (f, [1.0, 2.0, 3.0, 4.0]) for f in (
         for_else, while_else, generator, return_in_range, break_in_range, dict_key_made_in_loop,
-        nested_dict_key_in_one_branch, unbound_after_if, defined_in_loop)}
+        nested_dict_key_in_one_branch, unbound_after_if, defined_in_loop, nested_if_return,
+        nested_if_return_with_else, nested_if_returns_balanced, elif_return_then_fallthrough)}
 
 
 def outcome(tf, fn, value, mode, strict=False):

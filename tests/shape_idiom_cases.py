@@ -32,4 +32,8 @@ def idioms(tf):
         "tile_rows": lambda x: tf.tile(x, [tf.shape(x)[1] // 3, 2]),
         "range_loop": range_loop,
         "range_tensor": range_tensor,
+        "segment_sum_rows": lambda x: tf.math.unsorted_segment_sum(
+            x, tf.range(tf.shape(x)[0]) % 2, tf.shape(x)[0] // 2 + 1),
+        "segment_max_rows": lambda x: tf.math.unsorted_segment_max(
+            x, tf.range(tf.shape(x)[0]) // 2, tf.shape(x)[0] + 1),
     }

@@ -52,10 +52,14 @@ class _Exit:
         return False
 
 
-def _lower_block(stmts, ex: _Exit):
-    """(rewritten stmts, whether every path through them sets the flag)."""
+def _lower_block(stmts, ex: _Exit, moved_in=0):
+    """(rewritten stmts, whether every path through them sets the flag). The last `moved_in`
+    statements came from an enclosing block: as TF's, an `if` takes only the statements that
+    follow it in its own block into its other branch, so a nested `if` whose one branch
+    exits gets no other branch from an enclosing one (TF then refuses its one-sided return)."""
     out = []
     stmts = list(stmts)
+    own_end = len(stmts) - moved_in
     i = 0
     while i < len(stmts):
         s = stmts[i]
@@ -67,15 +71,17 @@ def _lower_block(stmts, ex: _Exit):
             i += 1
             continue
         rest = stmts[i + 1:]
+        own = len(rest) - (len(stmts) - own_end) if i < own_end else len(rest)
         done = False
         if isinstance(s, ast.If):
             b_all, o_all = ex.always(s.body), ex.always(s.orelse)
-            if rest and b_all and not o_all:
-                s.orelse, rest = s.orelse + rest, []
-            elif rest and o_all and not b_all:
-                s.body, rest = s.body + rest, []
-            s.body, b_all = _lower_block(s.body, ex)
-            s.orelse, o_all = _lower_block(s.orelse, ex)
+            b_moved = o_moved = 0
+            if own and b_all and not o_all:
+                s.orelse, rest, o_moved, own = s.orelse + rest[:own], rest[own:], own, 0
+            elif own and o_all and not b_all:
+                s.body, rest, b_moved, own = s.body + rest[:own], rest[own:], own, 0
+            s.body, b_all = _lower_block(s.body, ex, b_moved)
+            s.orelse, o_all = _lower_block(s.orelse, ex, o_moved)
             done = b_all and o_all
         elif isinstance(s, A.LOOPS):          # only `return` reaches into loops
             s.body, _ = _lower_block(s.body, ex)
@@ -95,7 +101,7 @@ def _lower_block(stmts, ex: _Exit):
         if done:
             return out, True
         if rest:
-            body, _ = _lower_block(rest, ex)
+            body, _ = _lower_block(rest, ex, len(rest) - own if own else 0)
             guard = ast.If(test=not_(name(ex.flag)), body=body, orelse=[])
             out.append(locate(guard, header_location(rest[0])))
         return out, False

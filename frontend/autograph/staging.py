@@ -278,7 +278,9 @@ def _resolve_undefined(name, tv, fv, g_t, g_f):
     if isinstance(undef, UndefinedReturnValue):
         if other is None:
             return None, None
-        if not undef.always:
+        # TF refuses a cond where only one branch returns, also when a later `return` would
+        # cover the other path; a return staged inside a loop (extension) relies on that one
+        if not (undef.always and trace_state.enabled(Feature.STAGED_PYTHON_LOOPS)):
             raise ValueError(f"the {missing} branch must also have a return statement.")
         filled = _zeros_like_value(other, g, name)
         return (tv, filled) if fu else (filled, fv)

@@ -12,6 +12,9 @@ class CompositeTensor:
     """TF's `CompositeTensor`: a value made of component tensors."""
 
     _tf_composite = True
+    # whether tf.math's elementwise functions map over this value's flat values (TF's ragged
+    # dispatch); such a class defines `_elementwise(fn, args, kwargs)`
+    _maps_elementwise = False
 
     def _components(self) -> tuple:
         raise NotImplementedError

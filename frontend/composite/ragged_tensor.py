@@ -243,24 +243,55 @@ class RaggedTensor(CompositeTensor):
             else A.gather(self._values, source)
         return RaggedTensor(inner, splits)
 
-    # --- elementwise arithmetic ------------------------------------------------------------
-    def _binary(self, other, op, reverse=False):
-        if isinstance(other, RaggedTensor):
-            other = other.flat_values
-        a, b = (other, self.flat_values) if reverse else (self.flat_values, other)
-        return self.with_flat_values(op(a, b))
+    # --- elementwise ops (tf.math's elementwise functions dispatch here) ---------------------
+    _maps_elementwise = True
 
-    __add__ = lambda self, o: self._binary(o, M.add)  # noqa: E731
-    __radd__ = lambda self, o: self._binary(o, M.add, True)  # noqa: E731
-    __sub__ = lambda self, o: self._binary(o, M.subtract)  # noqa: E731
-    __rsub__ = lambda self, o: self._binary(o, M.subtract, True)  # noqa: E731
-    __mul__ = lambda self, o: self._binary(o, M.multiply)  # noqa: E731
-    __rmul__ = lambda self, o: self._binary(o, M.multiply, True)  # noqa: E731
-    __truediv__ = lambda self, o: self._binary(o, M.truediv)  # noqa: E731
-    __rtruediv__ = lambda self, o: self._binary(o, M.truediv, True)  # noqa: E731
+    def _elementwise(self, fn, args, kwargs):
+        """`fn` over the flat values: a ragged operand shares this one's row partition (TF
+        checks the splits at run time; the ragged ranks are checked here), a dense one
+        broadcasts against the uniform inner dims, or per row when it has this one's rank."""
+        return self.with_flat_values(fn(*[self._flat_operand(a) for a in args], **kwargs))
 
-    def __neg__(self):
-        return self.with_flat_values(M.negative(self.flat_values))
+    def _flat_operand(self, a):
+        if isinstance(a, RaggedTensor):
+            if a.ragged_rank != self.ragged_rank:
+                raise ValueError(f"RaggedTensors with ragged ranks {self.ragged_rank} and "
+                                 f"{a.ragged_rank} do not share a row partition")
+            return a.flat_values
+        if not hasattr(a, "shape") or a.shape.rank is None:
+            return a                 # a Python value: the op converts it as TF's do
+        if a.shape.rank < self.flat_values.shape.rank:
+            return a
+        if a.shape.rank == self.shape.rank and self.ragged_rank == 1 and a.shape[1] == 1:
+            rows = A.broadcast_to(a[:, 0], A.concat([A.reshape(self.nrows(), [1]),
+                                                     A.shape(a, out_type=D.int64)[2:]], 0))
+            return A.gather(rows, self.value_rowids())
+        raise ValueError(f"A dense operand of shape {a.shape} does not broadcast against a "
+                         f"RaggedTensor of shape {self.shape}")
+
+    __add__ = lambda self, o: M.add(self, o)  # noqa: E731
+    __radd__ = lambda self, o: M.add(o, self)  # noqa: E731
+    __sub__ = lambda self, o: M.subtract(self, o)  # noqa: E731
+    __rsub__ = lambda self, o: M.subtract(o, self)  # noqa: E731
+    __mul__ = lambda self, o: M.multiply(self, o)  # noqa: E731
+    __rmul__ = lambda self, o: M.multiply(o, self)  # noqa: E731
+    __truediv__ = lambda self, o: M.truediv(self, o)  # noqa: E731
+    __rtruediv__ = lambda self, o: M.truediv(o, self)  # noqa: E731
+    __floordiv__ = lambda self, o: M.floordiv(self, o)  # noqa: E731
+    __rfloordiv__ = lambda self, o: M.floordiv(o, self)  # noqa: E731
+    __mod__ = lambda self, o: M.floormod(self, o)  # noqa: E731
+    __rmod__ = lambda self, o: M.floormod(o, self)  # noqa: E731
+    __pow__ = lambda self, o: M.pow(self, o)  # noqa: E731
+    __rpow__ = lambda self, o: M.pow(o, self)  # noqa: E731
+    __lt__ = lambda self, o: M.less(self, o)  # noqa: E731
+    __le__ = lambda self, o: M.less_equal(self, o)  # noqa: E731
+    __gt__ = lambda self, o: M.greater(self, o)  # noqa: E731
+    __ge__ = lambda self, o: M.greater_equal(self, o)  # noqa: E731
+    __and__ = lambda self, o: M.logical_and(self, o)  # noqa: E731
+    __or__ = lambda self, o: M.logical_or(self, o)  # noqa: E731
+    __neg__ = lambda self: M.negative(self)  # noqa: E731
+    __abs__ = lambda self: M.abs(self)  # noqa: E731
+    __invert__ = lambda self: M.logical_not(self)  # noqa: E731
 
     # --- reductions (tf.reduce_* hand a composite input here) --------------------------------
     def _reduce(self, opname, axis, keepdims):
@@ -309,13 +340,28 @@ def _values(v):
     return v if isinstance(v, RaggedTensor) else convert_to_tensor(v)
 
 
-def _segments(rt, opname):
-    return getattr(S, opname)(rt.values, rt.value_rowids(), int(rt.shape[0]))
+def _segments(opname):
+    """A row reduction: the segment reduction of the values by row, into nrows segments (a
+    count computed in the graph when the number of rows is unknown while tracing)."""
+    def reduce(rt):
+        return getattr(S, opname)(rt.values, rt.value_rowids(), rt.nrows())
+    return reduce
 
 
 def _row_mean(rt):
-    total = _segments(rt, "unsorted_segment_sum")
+    total = _segments("unsorted_segment_sum")(rt)
     return M.truediv(total, M.cast(rt.row_lengths(), total.dtype))
+
+
+def _row_any(rt):
+    """Whether a row holds a True: a count of them (an empty row holds none)."""
+    trues = _segments("unsorted_segment_sum")(rt.with_flat_values(M.cast(rt.flat_values,
+                                                                          D.int32)))
+    return M.greater(trues, 0)
+
+
+def _row_all(rt):
+    return M.logical_not(_row_any(M.logical_not(rt)))
 
 
 def _column(opname, fill):
@@ -331,14 +377,22 @@ def _column_mean(rt):
 
 
 _ROW_REDUCTIONS = {
-    "reduce_sum": lambda rt: _segments(rt, "unsorted_segment_sum"),
-    "reduce_max": lambda rt: _segments(rt, "unsorted_segment_max"),
+    "reduce_sum": _segments("unsorted_segment_sum"),
+    "reduce_max": _segments("unsorted_segment_max"),
+    "reduce_min": _segments("unsorted_segment_min"),
+    "reduce_prod": _segments("unsorted_segment_prod"),
     "reduce_mean": _row_mean,
+    "reduce_any": _row_any,
+    "reduce_all": _row_all,
 }
 _COLUMN_REDUCTIONS = {
     "reduce_sum": _column("reduce_sum", lambda dt: 0),
     "reduce_max": _column("reduce_max", lambda dt: dt.min),
+    "reduce_min": _column("reduce_min", lambda dt: dt.max),
+    "reduce_prod": _column("reduce_prod", lambda dt: 1),
     "reduce_mean": _column_mean,
+    "reduce_any": _column("reduce_any", lambda dt: False),
+    "reduce_all": _column("reduce_all", lambda dt: True),
 }
 
 

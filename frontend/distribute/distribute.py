@@ -192,33 +192,67 @@ class MirroredStrategy:
         with one replica)."""
         from ..function import func_graph, trace_type
         from .. import nest
-        from ..function.function import function
-        if func_graph.current() is not None:
-            raise NotImplementedError("MirroredStrategy.run inside a tf.function is not "
-                                      "supported: call it eagerly (it compiles fn itself)")
         args, kwargs = tuple(args), dict(kwargs or {})
+        if func_graph.current() is not None:
+            return self._run_in_graph(fn, args, kwargs)
+        compiled, cf, first = self._replica_trace(fn, args, kwargs)
+        program = self._programs.get(cf)
+        if program is None:
+            from ..function.program import Program
+            program = self._programs[cf] = Program(cf, ReplicaBackend(self._jax_mesh))
+        # The function's tensor arguments in its own order (replica 0's stand for theirs).
+        replicas = {id(v.values[0]): v
+                    for v in nest.flatten((args, kwargs), expand_composites=False)
+                    if isinstance(v, PerReplica)}
+        flat: list = []
+        trace_type.key_and_flat(compiled.bind(first[0], first[1]), flat)
+        return program([[c._host() for c in replicas[id(t)].values] if id(t) in replicas else
+                        t._host() for t in flat])
+
+    def _replica_trace(self, fn, args, kwargs):
+        """(fn as a jit-compiled function, its trace on replica 0's arguments, those
+        arguments), traced under a ReplicaContext."""
+        from .. import nest
+        from ..function.function import function
         compiled = self._functions.get(fn)
         if compiled is None:
             compiled = self._functions[fn] = function(fn, jit_compile=True)
         first = nest.map_structure(lambda v: v.values[0] if isinstance(v, PerReplica) else v,
-                                   (args, kwargs))
+                                   (args, kwargs), expand_composites=False)
         prev, _STATE.replica = getattr(_STATE, "replica", None), \
             ReplicaContext(self, self.num_replicas_in_sync)
         try:
             cf = compiled.get_concrete_function(*first[0], **first[1])
         finally:
             _STATE.replica = prev
-        program = self._programs.get(cf)
-        if program is None:
-            from ..function.program import Program
-            program = self._programs[cf] = Program(cf, ReplicaBackend(self._jax_mesh))
-        # The function's tensor arguments in its own order (replica 0's stand for theirs).
-        replicas = {id(v.values[0]): v for v in nest.flatten((args, kwargs))
-                    if isinstance(v, PerReplica)}
-        flat: list = []
-        trace_type.key_and_flat(compiled.bind(first[0], first[1]), flat)
-        return program([[c._host() for c in replicas[id(t)].values] if id(t) in replicas else
-                        t._host() for t in flat])
+        return compiled, cf, first
+
+    def _run_in_graph(self, fn, args, kwargs):
+        """`run` while a tf.function traces: one stateful host call that runs the replica
+        program (as an eager `run` does) when the function runs, so its variable updates
+        happen in program order; the results are PerReplica values of the call's outputs."""
+        from .. import nest
+        from ..ops.checks import ensure_shape
+        from ..ops.script import py_function
+        n = self.num_replicas_in_sync
+        _, cf, _ = self._replica_trace(fn, args, kwargs)
+        leaves = nest.flatten((args, kwargs), expand_composites=False)
+        inputs = [t for v in leaves if isinstance(v, (PerReplica, Tensor))
+                  for t in (v.values if isinstance(v, PerReplica) else (v,))]
+        outs = nest.flatten(cf.structured_outputs, expand_composites=False)
+
+        def call(*values):
+            it = iter(values)
+            given = [PerReplica([next(it) for _ in v.values]) if isinstance(v, PerReplica) else
+                     next(it) if isinstance(v, Tensor) else v for v in leaves]
+            args2, kwargs2 = nest.pack_sequence_as((args, kwargs), given, expand_composites=False)
+            results = nest.flatten(self.run(fn, args2, kwargs2), expand_composites=False)
+            return [r for res in results for r in
+                    (res.values if isinstance(res, PerReplica) else (res,) * n)]
+        flat = py_function(call, inputs, [o.dtype for o in outs for _ in range(n)])
+        per = [PerReplica([ensure_shape(t, o.shape) for t in flat[i * n:(i + 1) * n]])
+               if n > 1 else ensure_shape(flat[i], o.shape) for i, o in enumerate(outs)]
+        return nest.pack_sequence_as(cf.structured_outputs, per, expand_composites=False)
 
     def update(self, var, fn, args=(), kwargs=None, group=True):
         """TF's `strategy.extended.update`: `fn(var, *args, **kwargs)` on the mirrored
@@ -229,6 +263,10 @@ class MirroredStrategy:
     def reduce(self, reduce_op, value, axis=None):
         """Reduce a PerReplica value across replicas (and along `axis` within each)."""
         import numpy as np
+        from ..function import func_graph
+        if func_graph.current() is not None:
+            return _reduce_in_graph(_reduction(reduce_op),
+                                    self.experimental_local_results(value), axis)
         parts = [dispatch.convert_to_tensor(v)._host()
                  for v in self.experimental_local_results(value)]
         how = _reduction(reduce_op)
@@ -278,6 +316,15 @@ class ReplicaBackend:
                                      f"not supported under MirroredStrategy.run")
         return spmd.build_replicas(lowered.module, self.jax_mesh, lowered.num_results,
                                    lowered.written_args, timings)
+
+
+def _reduce_in_graph(how, parts, axis):
+    from ..ops import array
+    from ..ops import reduce as R
+    parts = [dispatch.convert_to_tensor(p) for p in parts]
+    joined = array.stack(parts) if axis is None else array.concat(parts, axis)
+    return (R.reduce_sum if how == "sum" else R.reduce_mean)(joined, 0 if axis is None
+                                                             else axis)
 
 
 def _replica0(values):

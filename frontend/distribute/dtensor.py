@@ -13,8 +13,10 @@ The last two live in `frontend/distribute/sharded.py`.
 """
 from __future__ import annotations
 
+import contextlib
 import math
 import os
+import threading
 
 import numpy as np
 
@@ -214,7 +216,9 @@ class Layout:
         return 1 if a is None else self._mesh.dim_size(a)
 
     def to_string(self) -> str:
-        return f"sharding_specs:{','.join(self._specs)}, mesh:{self._mesh.to_string()}"
+        # TF's text: each spec followed by a comma, the last by ", " (none for a scalar)
+        specs = ",".join(self._specs) + ("," if self._specs else "")
+        return f"sharding_specs:{specs} mesh:{self._mesh.to_string()}"
 
     def __repr__(self):
         return f"Layout.from_string({self.to_string()})"
@@ -395,6 +399,39 @@ def check_layout(tensor, layout):
                          f"layout: {layout}")
 
 
+_DEFAULT_MESH = threading.local()
+_ACTIVE_DEFAULT_MESHES = [0]   # how many default_mesh blocks are open, on any thread
+
+
+@tf_export("experimental.dtensor.default_mesh")
+@contextlib.contextmanager
+def default_mesh(mesh: Mesh):
+    """Inside, an eager op without DTensor inputs gives DTensors replicated on `mesh` (TF's
+    DTensor places such ops on the default mesh; `tf.constant` stays a plain tensor)."""
+    prev = getattr(_DEFAULT_MESH, "mesh", None)
+    _DEFAULT_MESH.mesh = mesh
+    _ACTIVE_DEFAULT_MESHES[0] += 1
+    dispatch.mesh_results_hook[0] = _on_default_mesh
+    try:
+        yield mesh
+    finally:
+        _DEFAULT_MESH.mesh = prev
+        _ACTIVE_DEFAULT_MESHES[0] -= 1
+        if not _ACTIVE_DEFAULT_MESHES[0]:
+            dispatch.mesh_results_hook[0] = None
+
+
+def _on_default_mesh(out):
+    mesh = getattr(_DEFAULT_MESH, "mesh", None)
+    if mesh is None:
+        return out
+    if isinstance(out, tuple):
+        return tuple(_on_default_mesh(t) for t in out)
+    if isinstance(out, DTensor) or out.dtype.name == "string":
+        return out
+    return relayout(out, Layout.replicated(mesh, rank=out.shape.rank))
+
+
 def call_with_layout(fn, layout, *args, **kwargs):
     """`fn(*args, **kwargs)` with its result laid out as `layout`."""
     out = fn(*args, **kwargs)
@@ -514,4 +551,4 @@ __all__ = ["Mesh", "Layout", "DVariable", "UNSHARDED", "MATCH", "create_mesh",
            "create_distributed_mesh", "relayout", "copy_to_mesh", "pack", "unpack",
            "fetch_layout", "check_layout", "is_dtensor", "call_with_layout", "num_clients", "client_id",
            "local_devices", "num_local_devices", "num_global_devices", "job_name",
-           "initialize_accelerator_system", "shutdown_accelerator_system"]
+           "initialize_accelerator_system", "shutdown_accelerator_system", "default_mesh"]

@@ -31,6 +31,10 @@ class _NeverRaised(Exception):
 # read it, the function running the op as a sharded program instead).
 sharded_hook = (_NeverRaised, None)
 
+# Set by frontend/distribute/dtensor.py while a `default_mesh` is active: [the function that
+# lays an eager op's results out on the thread's default mesh] (None otherwise).
+mesh_results_hook: list = [None]
+
 # Set by frontend/ops/array.py: [autopack(value, dtype, dtype_hint)], the conversion of a
 # (nested) list that holds tensors.
 LIST_PACKER: list = [None]
@@ -248,11 +252,13 @@ def execute(opdef: OpDef, inputs, attrs: dict):
     if len(out_types) == 1:
         if CHECK_KERNELS:
             _check_result(opdef, res, out_types[0])
-        return Tensor._wrap(res, out_types[0].dtype)
-    if CHECK_KERNELS:
-        for r, t in zip(res, out_types):
-            _check_result(opdef, r, t)
-    return tuple(Tensor._wrap(r, t.dtype) for r, t in zip(res, out_types))
+        out = Tensor._wrap(res, out_types[0].dtype)
+    else:
+        if CHECK_KERNELS:
+            for r, t in zip(res, out_types):
+                _check_result(opdef, r, t)
+        out = tuple(Tensor._wrap(r, t.dtype) for r, t in zip(res, out_types))
+    return out if mesh_results_hook[0] is None else mesh_results_hook[0](out)
 
 
 def infer_cached(opdef: OpDef, types, attrs: dict, building=False):

@@ -10,7 +10,7 @@ from ...ir import dtypes as D
 from ..ops import array as A
 from ..ops import math as M
 from ..ops import segment as S
-from ._util import attr, gradient, need_rank
+from ._util import attr, gradient, graph_attrs, need_rank
 
 
 def _row_mask(mask, data, ids):
@@ -30,7 +30,8 @@ def _gather_rows(t, ids, data):
 def _like(op, sorted_fn, unsorted_fn, values, ids):
     """A segment reduction of the op's own kind (sorted or unsorted) applied to `values`."""
     if op.opdef.name.startswith("unsorted"):
-        return unsorted_fn(values, ids, attr(op, "num_segments"))
+        count = graph_attrs(op).get("num_segments", attr(op, "num_segments"))
+        return unsorted_fn(values, ids, count)
     return sorted_fn(values, ids)
 
 
@@ -40,20 +41,20 @@ def _segment_sum_like(op, values, ids):
 
 @gradient("segment_sum", "unsorted_segment_sum")
 def _sum_grad(op, g):
-    data, ids = op.inputs
+    data, ids = op.inputs[:2]
     return [_gather_rows(g, ids, data), None]
 
 
 @gradient("segment_mean")
 def _mean_grad(op, g):
-    data, ids = op.inputs
+    data, ids = op.inputs[:2]
     sizes = _segment_sum_like(op, A.ones_like(data), ids)
     return [A.gather(M.truediv(g, sizes), ids), None]
 
 
 @gradient("segment_max", "unsorted_segment_max", "segment_min", "unsorted_segment_min")
 def _max_grad(op, g):
-    data, ids = op.inputs
+    data, ids = op.inputs[:2]
     chosen = M.logical_and(M.equal(data, _gather_rows(op.outputs[0], ids, data)),
                            _row_mask(M.greater_equal(ids, 0), data, ids))
     ties = _segment_sum_like(op, M.cast(chosen, g.dtype), ids)
@@ -63,7 +64,7 @@ def _max_grad(op, g):
 
 @gradient("segment_prod", "unsorted_segment_prod")
 def _prod_grad(op, g):
-    data, ids = op.inputs
+    data, ids = op.inputs[:2]
     zero = M.equal(data, A.zeros_like(data))
     zeros_in_segment = _segment_sum_like(op, M.cast(zero, D.int32), ids)
     # the product of the segment's nonzero rows, and the rows' gradient without their own

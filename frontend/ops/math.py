@@ -1,27 +1,42 @@
 """TF-named elementwise math API (`tf.add`, `tf.math.sqrt`, ...)."""
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from ...ir import dtypes as D
+from ..composite.base import CompositeTensor
 from ..composite.indexed_slices import IndexedSlices
 from ..eager.dispatch import apply, convert_pair, convert_to_tensor
 from ..export import runs, tf_export
 from .axes import axes_attr
 
 
+def elementwise(fn):
+    """`fn`, an elementwise function, dispatched as TF's to a RaggedTensor operand's flat
+    values (the RaggedTensor maps `fn` over them and keeps its row partition)."""
+    @functools.wraps(fn)
+    def dispatched(*args, **kwargs):
+        for a in args:
+            if isinstance(a, CompositeTensor) and a._maps_elementwise:
+                return a._elementwise(fn, args, kwargs)
+        return fn(*args, **kwargs)
+    return dispatched
+
+
 def _unary(opname, doc):
     def fn(x, name=None):
         return apply(opname, (convert_to_tensor(x),))
     fn.__doc__ = doc
-    return runs(opname)(fn)
+    return runs(opname)(elementwise(fn))
 
 
 def _binary(opname, doc):
     def fn(x, y, name=None):
         return apply(opname, convert_pair(x, y))
     fn.__doc__ = doc
-    return runs(opname)(fn)
+    return runs(opname)(elementwise(fn))
 
 
 negative = tf_export("math.negative", "negative")(_unary("neg", "-x elementwise."))
@@ -73,6 +88,7 @@ def atan2(y, x, name=None):
 
 @tf_export("math.add", "add")
 @runs("add")
+@elementwise
 def add(x, y, name=None):
     """x + y with broadcasting; tf.string tensors concatenate (TF's Add on strings)."""
     a, b = convert_pair(x, y)
@@ -106,12 +122,14 @@ logical_or = tf_export("math.logical_or", "logical_or")(
 
 
 @tf_export("math.softplus", "nn.softplus")
+@elementwise
 def softplus(features, name=None):
     """log(exp(features) + 1) elementwise."""
     return apply("softplus", (convert_to_tensor(features),))
 
 
 @tf_export("math.pow", "pow")
+@elementwise
 def pow(x, y, name=None):  # noqa: A001
     """x ** y elementwise."""
     return apply("pow", convert_pair(x, y))
@@ -129,6 +147,7 @@ _TRUEDIV_TARGET = {D.int8: D.float32, D.int16: D.float32, D.uint8: D.float32,
 
 @tf_export("math.truediv", "truediv")
 @runs("div")
+@elementwise
 def truediv(x, y, name=None):
     """x / y; integers are first cast to float (int8/16 -> float32, int32/64 -> float64)."""
     x, y = convert_pair(x, y)

@@ -4,6 +4,7 @@ from __future__ import annotations
 import operator
 
 from ..eager.dispatch import apply, convert_to_tensor
+from ..eager.shape_args import apply_tensor_attrs, is_tensor_arg, tensor_arg
 from ..export import runs, tf_export
 
 
@@ -35,8 +36,12 @@ def _sorted(opname, doc):
 
 def _unsorted(opname, doc):
     def fn(data, segment_ids, num_segments, name=None):
-        return apply(opname, (convert_to_tensor(data), convert_to_tensor(segment_ids)),
-                     {"num_segments": _num_segments(num_segments, opname)})
+        inputs = (convert_to_tensor(data), convert_to_tensor(segment_ids))
+        if is_tensor_arg(num_segments):   # a count computed in the graph (tf.shape(x)[0])
+            n, dyn = tensor_arg(num_segments, opname, "num_segments", scalar=True)
+            return apply_tensor_attrs(opname, inputs, {"num_segments": n},
+                                      {"num_segments": dyn})
+        return apply(opname, inputs, {"num_segments": _num_segments(num_segments, opname)})
     fn.__name__, fn.__doc__ = opname, doc
     return runs(opname)(fn)
 

@@ -1,8 +1,9 @@
 """Segment reductions: `data` rows combined per segment id.
 
 `unsorted_segment_*` take the number of segments as an attribute (TF's XLA kernels need it
-at compile time too), so their result shape is static. The sorted `segment_*` ops have
-`segment_ids[-1] + 1` segments: a size known only at run time, so XLA refuses them (as TF's
+at compile time too), so their result shape is static; one computed in the graph
+(`tf.shape(x)[0]`) is a tensor attribute, folded per concrete shape under XLA. The sorted
+`segment_*` ops have `segment_ids[-1] + 1` segments: a size known only at run time, so XLA refuses them (as TF's
 XLA does: it has no SegmentSum kernel).
 """
 from __future__ import annotations
@@ -42,7 +43,7 @@ def _sorted(types, attrs):
 def _unsorted(types, attrs):
     data, ids = types
     n = attrs["num_segments"]
-    if n < 0:
+    if n is not None and n < 0:
         raise InferenceError(f"num_segments must be non-negative, got {n}")
     row = _row_shape(data, ids)
     return TT(data.dtype, None if row is None else (n,) + row)
@@ -51,4 +52,5 @@ def _unsorted(types, attrs):
 for _name in SORTED:
     op(_name, ("data", "segment_ids"))(_sorted)
 for _name in UNSORTED:
-    op(_name, ("data", "segment_ids"), attrs=(("num_segments", "int"),))(_unsorted)
+    op(_name, ("data", "segment_ids"), attrs=(("num_segments", "int"),),
+       tensor_attrs=("num_segments",))(_unsorted)

@@ -418,6 +418,37 @@ def ragged_function_argument(tf):
     return f(_rt(tf))
 
 
+@case()
+def ragged_math_dispatch(tf):
+    rt = _rt(tf)
+    return tf.math.exp(rt), tf.abs(-rt), tf.math.maximum(rt, 2.5), tf.add(3.0, rt), \
+        tf.math.multiply(rt, rt), tf.math.pow(rt, 2.0), tf.math.sqrt(rt), \
+        tf.math.greater(rt, 2.0), rt >= 4.0, rt // 2.0, rt % 2.0, rt ** 2.0
+
+
+@case()
+def ragged_dense_broadcast(tf):
+    rt = tf.ragged.constant([[[1.0, 2.0], [3.0, 4.0]], [], [[5.0, 6.0]]], ragged_rank=1)
+    per_row = tf.constant(_f32([[10], [20], [30]]))
+    return rt + tf.constant(_f32([100, 200])), _rt(tf) * per_row, rt * 2.0
+
+
+@case()
+def ragged_more_reductions(tf):
+    rt = _rt(tf)
+    flags = tf.ragged.constant([[True, False], [], [True, True]])
+    return tf.reduce_min(rt, axis=1), tf.reduce_prod(rt, axis=1), \
+        tf.reduce_any(flags, axis=1), tf.reduce_all(flags, axis=1), tf.reduce_min(rt)
+
+
+@case()
+def ragged_spec_signature(tf):
+    @tf.function(input_signature=[tf.RaggedTensorSpec([None, None], tf.float32)])
+    def f(rt):
+        return tf.reduce_sum(rt, axis=1), tf.reduce_max(rt, axis=1), tf.math.exp(rt) * 2.0
+    return f(_rt(tf)), f(tf.ragged.constant([[1.0], [2.0, 3.0, 4.0], [], [5.0]]))
+
+
 def encode(value):
     """A result as JSON: tensors as {dtype, shape, value}; composites by their components;
     shapes as lists; Python values as they are."""

@@ -27,6 +27,12 @@ def run(tf):
     out["unpack_replicated"] = _devices(dt.unpack(replicated))
     out["unpack_sharded"] = [[d, t.numpy().tolist()] for d, t in
                              zip(_devices(dt.unpack(sharded)), dt.unpack(sharded))]
+    with dt.default_mesh(mesh):
+        made = [tf.constant([1.0, 2.0]), tf.zeros([2]), tf.ones([2, 2]) * 3.0,
+                tf.range(4), tf.constant(2.0) * 3.0]
+    out["default_mesh"] = [[dt.is_dtensor(t), dt.fetch_layout(t).to_string()
+                            if dt.is_dtensor(t) else None, t.numpy().tolist()] for t in made]
+    out["after_default_mesh"] = dt.is_dtensor(tf.zeros([2]))
     strategy = tf.distribute.MirroredStrategy(["cpu:0", "cpu:1"])
     out["replicas"] = strategy.num_replicas_in_sync
     with strategy.scope():
@@ -36,7 +42,38 @@ def run(tf):
                                      zip(_devices(local), local)]
     plain = tf.Variable(3.0)
     out["local_results_plain"] = len(strategy.experimental_local_results(plain))
+    out["run_in_function"] = _run_in_function(tf, strategy)
     return out
+
+
+def _run_in_function(tf, strategy):
+    """A custom training loop: `strategy.run` inside a `tf.function` over a distributed
+    dataset, gradients all-reduced in the replica context, the losses reduced outside."""
+    with strategy.scope():
+        w = tf.Variable([[1.0], [-2.0]])
+    data = tf.data.Dataset.from_tensor_slices(
+        tf.reshape(tf.range(16, dtype=tf.float32), [8, 2]) / 4.0).batch(4)
+
+    @tf.function
+    def train_step(batch):
+        def step_fn(x):
+            with tf.GradientTape() as tape:
+                loss = tf.reduce_sum(tf.square(tf.matmul(x, w)))
+            grad = tape.gradient(loss, w)
+            grad = tf.distribute.get_replica_context().all_reduce("SUM", grad)
+            w.assign_sub(0.01 * grad)
+            return loss, tf.shape(x)[0]
+        losses, rows = strategy.run(step_fn, args=(batch,))
+        return strategy.reduce("SUM", losses, axis=None), \
+            strategy.experimental_local_results(rows)
+
+    steps = []
+    for batch in strategy.experimental_distribute_dataset(data):
+        loss, rows = train_step(batch)
+        steps.append([round(float(loss), 4), [int(r) for r in rows]])
+    return {"steps": steps, "traces": train_step.experimental_get_tracing_count(),
+            "w": [[round(float(c), 5) for c in r] for r in w.numpy().tolist()],
+            "copies": len(strategy.experimental_local_results(w))}
 
 
 def split_host(tf):

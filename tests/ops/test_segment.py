@@ -90,7 +90,13 @@ def test_sorted_under_xla_is_refused_naming_the_op():
         f(tf.constant(DATA), tf.constant(SORTED_IDS))
 
 
-def test_num_segments_must_be_static():
-    f = tf.function(lambda d, i, n: tf.math.unsorted_segment_sum(d, i, n))
-    with pytest.raises(TypeError, match="num_segments"):
-        f(tf.constant(DATA), tf.constant(SORTED_IDS), tf.constant(5))
+def test_num_segments_from_an_argument():
+    """TF takes num_segments as a tensor: the executor reads it at run time; XLA needs it
+    from shapes (a value computed from an argument's value has no compile-time constant)."""
+    def seg(d, i, n):
+        return tf.math.unsorted_segment_sum(d, i, n)
+    d, i = tf.constant([1.0, 2.0, 3.0]), tf.constant([0, 2, 0])
+    out = tf.function(seg)(d, i, tf.constant(4))
+    assert out.shape == (4,) and out.numpy().tolist() == [4.0, 0.0, 2.0, 0.0]
+    with pytest.raises(tf.errors.InvalidArgumentError, match="compile-time constant"):
+        tf.function(seg, jit_compile=True)(d, i, tf.constant(4))

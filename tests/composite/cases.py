@@ -460,6 +460,15 @@ def _st(tf, values, indices=None):
 
 
 @case()
+def composite_static_shapes(tf):
+    """The static shapes while tracing, as tensors (-1 for an unknown dim)."""
+    shapes = (_st(tf, tf.constant(_f32(_V))).get_shape(),
+              tf.RaggedTensor.from_row_lengths(tf.constant(_f32([1, 2, 3])), [2, 0, 1])
+              .get_shape())
+    return [tf.constant([-1 if d is None else d for d in s.as_list()]) for s in shapes]
+
+
+@case()
 def grad_sparse_add(tf):
     dense = _f32(np.arange(12).reshape(3, 4) - 5)
     return _grads(tf, lambda a, d: tf.sparse.add(_st(tf, a), d), _V, dense)

@@ -27,10 +27,8 @@ CLASSES = (tf.SparseTensor, tf.RaggedTensor, tf.IndexedSlices)
 
 # Callables no recorded case calls, with the reason.
 NOT_RECORDED = {
-    "RaggedTensor.numpy": "returns NumPy arrays: only eager, test_composite_api.py checks it",
-    "RaggedTensor.to_list": "returns Python lists: only eager, test_composite_api.py checks it",
-    "SparseTensor.get_shape": "the static shape: test_composite_api.py checks it",
-    "RaggedTensor.get_shape": "the static shape: test_composite_api.py checks it",
+    "RaggedTensor.numpy": "eager only, NumPy arrays of rows: test_composite_api.py checks it",
+    "RaggedTensor.to_list": "eager only, Python lists: test_composite_api.py checks it",
 }
 
 # Callables whose result size depends on the values: TF's XLA refuses them, as flowjit's.

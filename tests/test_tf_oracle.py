@@ -24,6 +24,8 @@ from oracle.spec import SPECIAL
 # Comparison tolerance (rtol, atol) per dtype; integers, bools and strings compare exactly.
 TOLERANCE = {"float16": (2e-3, 1e-3), "bfloat16": (1.6e-2, 1e-2), "float32": (2e-6, 1e-6),
              "float64": (1e-12, 1e-12)}
+# A complex value compares as its real and imaginary parts, each as the float of its width.
+PARTS = {"complex64": "float32", "complex128": "float64"}
 # Gradients accumulate more rounding than values.
 GRAD_SCALE = 4
 
@@ -66,10 +68,6 @@ MODES = tuple(os.environ.get("FLOWJIT_ORACLE_MODES", "eager,graph,xla").split(",
 # Open mismatches the oracle found in cases recorded after their functions were written, each
 # with what differs (some differ in one mode only, hence not strict).
 KNOWN_MISMATCHES = {
-    **{f"signal/{cid}": "complex results: the recorder keeps only the real parts" for cid in (
-        "signal.rfft-0", "signal.rfft-1", "signal.rfft-2", "signal.rfft-3", "signal.rfft-4",
-        "signal.rfft2d-5", "signal.fft-7", "signal.ifft-8", "signal.fft2d-9",
-        "signal.rfft-16", "signal.irfft-17", "signal.stft-38", "signal.stft-39")},
     "signal/signal.dct-19": "an int input: TF's message comes from its float conversion",
     "image/image.hsv_to_rgb-50": "TF defines no gradient for hsv_to_rgb; flowjit's composite has one",
     "image/image.rgb_to_hsv-48": "TF defines no gradient for rgb_to_hsv; flowjit's composite has one",
@@ -182,12 +180,23 @@ def _check(got, want, mode, what, tol, skip=None):
     assert list(got.shape) == want["shape"], f"{what}: shape {list(got.shape)} != TF's " \
                                               f"{want['shape']}"
     a = np.asarray(got.numpy()).reshape(-1)   # a scalar string is bare bytes
+    if want["dtype"] in PARTS:
+        part = dict(want, dtype=PARTS[want["dtype"]])
+        for k, name in enumerate(("real", "imaginary")):
+            _check_floats(a.real if k == 0 else a.imag, dict(
+                part, values=[v[k] for v in want["values"]]), f"{what} ({name} parts)", tol,
+                skip)
+        return
     if want["dtype"] == "string":
         assert [v.decode("utf-8", "backslashreplace") for v in a] == want["values"], what
         return
     if want["dtype"] not in TOLERANCE:
         assert a.tolist() == want["values"], f"{what}: {a.tolist()} != TF's {want['values']}"
         return
+    _check_floats(a, want, what, tol, skip)
+
+
+def _check_floats(a, want, what, tol, skip):
     expected = np.array(_decode(want["values"]), np.float64)
     actual = a.astype(np.float64)
     rtol, atol = tol or TOLERANCE[want["dtype"]]

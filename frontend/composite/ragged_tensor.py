@@ -200,7 +200,18 @@ class RaggedTensor(CompositeTensor):
         return [inner[a:b] for a, b in zip(splits[:-1], splits[1:])]
 
     def numpy(self):
-        return np.array([np.asarray(r) for r in self.to_list()], dtype=object)
+        """TF's: rows of one length stack into one array of the values' dtype; ragged rows
+        are a 1-D object array of per-row arrays (of that dtype)."""
+        values, splits = self.values.numpy(), self.row_splits.numpy()
+        rows = [values[splits[i]:splits[i + 1]] for i in range(len(splits) - 1)]
+        if not rows:
+            return np.zeros((0, 0) + values.shape[1:], values.dtype)
+        if len({len(r) for r in rows}) == 1:
+            return np.array(rows)
+        out = np.empty(len(rows), object)
+        for i, r in enumerate(rows):
+            out[i] = r
+        return out
 
     # --- rows ---------------------------------------------------------------------------------
     def __getitem__(self, key):

@@ -62,7 +62,9 @@ def _unravel(linear, shape):
 
 def _ordered(indices, values, shape) -> SparseTensor:
     order = A.argsort(_linear(indices, shape), stable=True)
-    return _made(A.gather(indices, order), A.gather(values, order), shape)
+    # gather_nd: the values' gradient is dense, as TF's SparseReorder gradient (a gather's
+    # would be IndexedSlices)
+    return _made(A.gather(indices, order), A.gather_nd(values, A.expand_dims(order, 1)), shape)
 
 
 # --- conversions ------------------------------------------------------------------------------
@@ -221,15 +223,18 @@ def concat(axis, sp_inputs, expand_nonconcat_dims=False, concat_dim=None, name=N
         step = np.zeros(rank, np.int64)
         step[axis] = off
         shifted.append(M.add(s.indices, convert_to_tensor(step)))
-    return _ordered(A.concat(shifted, 0), A.concat([s.values for s in sps], 0), out)
+    # TF declares SparseConcat not differentiable: no gradient reaches the inputs' values
+    values = A.stop_gradient(A.concat([s.values for s in sps], 0))
+    return _ordered(A.concat(shifted, 0), values, out)
 
 
 @tf_export("sparse.retain")
 def retain(sp_input, to_retain):
     """The entries where the bool vector `to_retain` is true."""
     sp = _sparse(sp_input, "retain")
-    keep = convert_to_tensor(to_retain, dtype=D.bool_)
-    return _made(A.boolean_mask(sp.indices, keep), A.boolean_mask(sp.values, keep),
+    kept = A.reshape(M.where(convert_to_tensor(to_retain, dtype=D.bool_)), [-1])
+    # a gather, as TF's: the values' gradient is IndexedSlices
+    return _made(A.gather(sp.indices, kept), A.gather(sp.values, kept),
                  _static_shape(sp, "retain"))
 
 
@@ -332,7 +337,11 @@ def map_values(op, *args, **kwargs):
 # --- segment reductions over selected rows ---------------------------------------------------
 def _segment(reduce_sorted, reduce_unsorted):
     def fn(data, indices, segment_ids, name=None, num_segments=None, sparse_gradient=False):
-        rows = A.gather(convert_to_tensor(data), indices)
+        data = convert_to_tensor(data)
+        # TF's gradient of `data` is IndexedSlices only when asked for (`sparse_gradient`): a
+        # gather's gradient is, gather_nd's is dense
+        rows = A.gather(data, indices) if sparse_gradient else \
+            A.gather_nd(data, A.expand_dims(indices, 1))
         if num_segments is None:
             return reduce_sorted(rows, segment_ids)
         return reduce_unsorted(rows, segment_ids, num_segments)

@@ -68,8 +68,7 @@ def _real_transform(opname, rank, doc):
         allowed = _REAL_INPUTS if opname == "rfft" else D.COMPLEX
         if x.dtype not in allowed:
             names = " or ".join(f"tf.{d.name}" for d in allowed)
-            raise ValueError(f"{fn.__name__}: {opname.upper()} requires {names} inputs, got: "
-                             f"{x}")
+            raise ValueError(f"{opname.upper()} requires {names} inputs, got: {x!s}")
         if fft_length is None:
             dims = _inner_dims(x, rank, fn.__name__)
             lengths = tuple(dims) if opname == "rfft" else \

@@ -2,7 +2,8 @@
 
 `unique*` and a `bincount` whose length is not pinned by `minlength == maxlength` have a size
 that depends on the values: the eager and executor paths run them, XLA refuses them. None of
-them is differentiable (TF registers no gradient for any).
+them is differentiable (TF registers no gradient for any): a gradient through bincount's
+weights raises TF's LookupError (frontend/gradients/counting.py).
 """
 from __future__ import annotations
 
@@ -38,8 +39,7 @@ BINCOUNT_OUT = (D.int32, D.int64, D.float32, D.float64)
 
 @op("bincount", ("arr", "weights"), attrs=(("minlength", "int", 0), ("maxlength", "int", -1),
                                           ("per_row", "bool", False),
-                                          ("binary_output", "bool", False)),
-    differentiable=False)
+                                          ("binary_output", "bool", False)))
 def _bincount(types, attrs):
     """Counts (or summed weights) of each value of `arr` in [0, length), length =
     max(arr) + 1 raised to `minlength` and capped at `maxlength` (-1: no cap); `per_row`

@@ -265,7 +265,7 @@ def sparse_fill_empty_rows(tf):
     return tf.sparse.fill_empty_rows(st, -1.0)
 
 
-@case(xla=False)
+@case()
 def sparse_to_indicator(tf):
     ids = tf.sparse.SparseTensor([[0, 0], [0, 1], [1, 0], [2, 1]],
                                  tf.constant([3, 0, 3, 1], tf.int64), [3, 2])
@@ -447,6 +447,122 @@ def ragged_spec_signature(tf):
     def f(rt):
         return tf.reduce_sum(rt, axis=1), tf.reduce_max(rt, axis=1), tf.math.exp(rt) * 2.0
     return f(_rt(tf)), f(tf.ragged.constant([[1.0], [2.0, 3.0, 4.0], [], [5.0]]))
+
+
+# --- gradients through each composite function (weights 1..7 / 4 on every float component) ---
+def _components(value):
+    """The float tensors of a result: a composite's values, a tensor itself."""
+    name = type(value).__name__
+    if name in ("SparseTensor", "IndexedSlices"):
+        return [value.values]
+    if name == "RaggedTensor":
+        return [value.flat_values]
+    if isinstance(value, (list, tuple)):
+        return [c for v in value for c in _components(v)]
+    return [value] if value.dtype.is_floating else []
+
+
+def _weighted(tf, t):
+    if t.shape.is_fully_defined():   # XLA: the weights' shape must be static
+        n = int(np.prod(t.shape.as_list()))
+        position = tf.constant(((np.arange(n) % 7 + 1) / 4).astype(t.dtype.as_numpy_dtype))
+    else:
+        position = tf.cast(tf.range(tf.size(t)) % 7 + 1, t.dtype) / 4
+    return tf.reduce_sum(t * tf.reshape(position, tf.shape(t)))
+
+
+def _grads(tf, fn, *xs):
+    """d(sum of each float component * weights)/d(each of xs)."""
+    xs = [tf.constant(_f32(x)) for x in xs]
+    with tf.GradientTape() as tape:
+        tape.watch(xs)
+        loss = tf.add_n([_weighted(tf, c) for c in _components(fn(*xs))])
+    return tape.gradient(loss, xs)
+
+
+_IX = [[0, 1], [0, 3], [2, 0], [2, 2]]
+_IX_UNORDERED = [[2, 3], [0, 1], [1, 0], [0, 0]]
+_IX_OVERLAP = [[0, 0], [0, 1], [1, 0], [2, 2]]   # canonical order, two entries shared with _IX
+_V = [1.5, -2, 3, 0.25]
+
+
+def _st(tf, values, indices=None):
+    return tf.sparse.SparseTensor(indices or _IX, values, [3, 4])
+
+
+@case()
+def composite_static_shapes(tf):
+    """The static shapes while tracing, as tensors (-1 for an unknown dim)."""
+    shapes = (_st(tf, tf.constant(_f32(_V))).get_shape(),
+              tf.RaggedTensor.from_row_lengths(tf.constant(_f32([1, 2, 3])), [2, 0, 1])
+              .get_shape())
+    return [tf.constant([-1 if d is None else d for d in s.as_list()]) for s in shapes]
+
+
+@case()
+def grad_sparse_add(tf):
+    dense = _f32(np.arange(12).reshape(3, 4) - 5)
+    return _grads(tf, lambda a, d: tf.sparse.add(_st(tf, a), d), _V, dense)
+
+
+@case(xla=False)
+def grad_sparse_add_sparse(tf):
+    return _grads(tf, lambda a, b: tf.sparse.add(_st(tf, a), _st(tf, b, _IX_OVERLAP)),
+                  _V, [4, 5, -6, 7])
+
+
+@case()
+def grad_sparse_reorder_transpose_reshape(tf):
+    return _grads(tf, lambda v: tf.sparse.reorder(_st(tf, v, _IX_UNORDERED)), _V), \
+        _grads(tf, lambda v: tf.sparse.transpose(_st(tf, v, _IX_UNORDERED), [1, 0]), _V), \
+        _grads(tf, lambda v: tf.sparse.reshape(_st(tf, v), [2, 6]), _V), \
+        _grads(tf, lambda v: tf.sparse.expand_dims(_st(tf, v), -1), _V)
+
+
+@case()
+def grad_sparse_concat_map_values(tf):
+    return _grads(tf, lambda a, b: tf.sparse.concat(1, [_st(tf, a), _st(tf, b)]), _V,
+                  [4, 5, -6, 7]), \
+        _grads(tf, lambda v: tf.sparse.map_values(tf.square, _st(tf, v)), _V), \
+        _grads(tf, lambda v: _st(tf, v).with_values(v * v), _V), \
+        _grads(tf, lambda v: tf.SparseTensor.from_value(_st(tf, v)), _V)
+
+
+@case()
+def grad_sparse_reduce(tf):
+    return _grads(tf, lambda v: tf.sparse.reduce_sum(_st(tf, v), axis=1), _V), \
+        _grads(tf, lambda v: tf.sparse.reduce_sum(_st(tf, v)), _V)
+
+
+@case(xla=False)
+def grad_sparse_slice(tf):
+    return _grads(tf, lambda v: tf.sparse.slice(_st(tf, v), [0, 1], [3, 2]), _V)
+
+
+@case(xla=False)
+def grad_sparse_retain_fill_empty_rows(tf):
+    return _grads(tf, lambda v: tf.sparse.retain(_st(tf, v), [True, False, False, True]), _V), \
+        _grads(tf, lambda v: tf.sparse.fill_empty_rows(_st(tf, v), -1.0)[0], _V)
+
+
+@case()
+def grad_sparse_segments(tf):
+    data = _f32(np.arange(12).reshape(4, 3) - 4)
+    ix, ids = tf.constant([0, 2, 2, 3]), tf.constant([0, 0, 2, 2])
+    return [_grads(tf, lambda d: f(d, ix, ids, num_segments=4), data) for f in (
+        tf.sparse.segment_sum, tf.sparse.segment_mean, tf.sparse.segment_sqrt_n)]
+
+
+@case()
+def grad_ragged_constructors(tf):
+    flat = [1, 2, 3, 4, 5]
+    return _grads(tf, lambda v: tf.RaggedTensor.from_row_splits(v, [0, 3, 3, 5]) * 2.0, flat), \
+        _grads(tf, lambda v: tf.RaggedTensor.from_value_rowids(v, [0, 0, 2, 2, 2]), flat), \
+        _grads(tf, lambda d: tf.RaggedTensor.from_tensor(d), [[1, 2], [3, 4]]), \
+        _grads(tf, lambda v: tf.RaggedTensor.from_row_lengths(v, [2, 3]).with_values(v * v),
+               flat), \
+        _grads(tf, lambda v: tf.ragged.map_flat_values(
+            tf.sin, tf.RaggedTensor.from_row_lengths(v, [1, 4])), flat)
 
 
 def encode(value):

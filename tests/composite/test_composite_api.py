@@ -135,3 +135,16 @@ def test_indexed_slices_refuse_python_arithmetic_as_tf():
     with pytest.raises(TypeError):
         s * 2
     assert s.shape.as_list() == [2, 2] and s.dtype is tf.float32
+
+
+def test_ragged_numpy_keeps_the_dtype_and_stacks_uniform_rows():
+    """TF 2.21: ragged rows are an object array of float32 rows; uniform rows one int32
+    array; no rows a (0, 0) array."""
+    rows = tf.ragged.constant([[1.0, 2.0], [], [3.0]]).numpy()
+    assert rows.dtype == object and rows.shape == (3,)
+    assert [(r.dtype.name, r.tolist()) for r in rows] == [
+        ("float32", [1.0, 2.0]), ("float32", []), ("float32", [3.0])]
+    uniform = tf.ragged.constant([[1, 2], [3, 4]]).numpy()
+    assert uniform.dtype == np.int32 and uniform.tolist() == [[1, 2], [3, 4]]
+    empty = tf.RaggedTensor.from_row_splits(tf.constant([], tf.float32), [0]).numpy()
+    assert empty.shape == (0, 0) and empty.dtype == np.float32

@@ -57,10 +57,19 @@ def make_tensor(tf, spec):
     if dtype == "string":   # "nan" in a string tensor is the text
         return tf.constant(values, dtype=tf.string)
     values = decode(values)
+    if dtype.startswith("complex"):
+        return tf.constant(np.array(_complex(values), dtype), dtype=getattr(tf, dtype))
     import ml_dtypes  # bfloat16 as NumPy holds it; both frameworks take it
     np_dtype = ml_dtypes.bfloat16 if dtype == "bfloat16" else np.dtype(dtype)
     return tf.constant(np.array(values, dtype=np.float64 if dtype in ("float16", "bfloat16")
                                 else np_dtype).astype(np_dtype), dtype=getattr(tf, dtype))
+
+
+def _complex(values):
+    """Complex values spelled as Python spells them ("1-2j") turned into numbers."""
+    if isinstance(values, list):
+        return [_complex(v) for v in values]
+    return complex(values) if isinstance(values, str) else values
 
 
 def build(tf, value):
@@ -98,6 +107,8 @@ def weighted_sum(tf, outputs):
 
 
 def encode_value(v):
+    if isinstance(v, (complex, np.complexfloating)):
+        return [encode_value(v.real), encode_value(v.imag)]
     if isinstance(v, bytes):
         return v.decode("utf-8", "backslashreplace")
     if isinstance(v, (bool, np.bool_)):

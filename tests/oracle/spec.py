@@ -11,7 +11,9 @@ A case module `tests/oracle/cases_<group>.py` defines `CASES`, a list built with
 
 `api` is the public name below `tf.` ("math.xlogy", "reshape", "linalg.svd"). Positional and
 keyword arguments are Python values (ints, floats, strings, lists, None) or tensors `T(values,
-dtype)`; a float spelled "nan", "inf", "-inf" or "-0.0" inside `values` is that special value.
+dtype)`; a float spelled "nan", "inf", "-inf" or "-0.0" inside `values` is that special value;
+in a complex tensor a value may also be a string as Python spells a complex number ("1-2j");
+recorded complex values are [real, imaginary] pairs.
 `grad` lists the positional arguments (floating tensors) the recorder differentiates: it
 records d(sum(output * W))/d(arg), where W is `upstream(shape)` for each float output, so
 a gradient that is wrong only under a uniform upstream is still caught. `tol` overrides the

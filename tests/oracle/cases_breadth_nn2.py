@@ -1,0 +1,14 @@
+"""TF-oracle cases for the second round of tf.nn / tf.image / tf.strings breadth (format:
+tests/oracle/spec.py): softsign, zero_fraction, the CTC decoders' dense parts, the
+candidate samplers' deterministic outputs, and their error cases."""
+from oracle.spec import T, case
+
+CASES = [
+    case("nn.softsign", T([[0, -1, 3.5], ["inf", "-inf", "nan"]]), grad=(0,)),
+    case("nn.softsign", T([-0.0, 1e-3, -250], "float64"), grad=(0,)),
+    case("nn.zero_fraction", T([[0, 1], ["nan", "-0.0"], ["inf", 0]]), grad=(0,)),
+    case("nn.zero_fraction", T([], "int32")),
+    case("nn.zero_fraction", T([[0, 3, 0], [0, 0, 255]], "uint8")),
+    case("nn.zero_fraction", T([True, False, False], "bool")),
+    case("nn.zero_fraction", T(7, "int64")),
+]

@@ -1,18 +1,23 @@
 """`tf.nn`'s functions over SparseTensors, composed as TF composes them: the sparse embedding
-lookups (a lookup per id, combined per row by segment sums).
+lookups (a lookup per id, combined per row by segment sums) and the greedy CTC decoder.
 
 A row's result index is its segment id, so `embedding_lookup_sparse`'s result has one row
 per row up to the last row holding an id (TF's segment ops), a size known only from the
 values: it runs eagerly and on the graph executor. `safe_embedding_lookup_sparse` prunes
-and fills rows first (`tf.sparse.retain`, `tf.sparse.fill_empty_rows`), likewise.
+and fills rows first (`tf.sparse.retain`, `tf.sparse.fill_empty_rows`), likewise. The
+greedy decoder's SparseTensor holds as many labels as it decodes, likewise (TF has no XLA
+kernel for it either).
 """
 from __future__ import annotations
 
 from ...ir import dtypes as D
+from ...ir import errors
+from ..eager.shape_args import traced_value
 from ..eager.dispatch import convert_to_tensor
 from ..export import tf_export
 from ..ops import array as A
 from ..ops import math as M
+from ..ops import reduce as R
 from ..ops import safe_math as SM
 from ..ops import segment as S
 from ..ops.nn import embedding_lookup
@@ -104,3 +109,67 @@ def safe_embedding_lookup_sparse(embedding_weights, sparse_ids, sparse_weights=N
         empty = A.reshape(empty, [-1] + [1] * (result.shape.rank - 1))
         result = M.where(A.broadcast_to(empty, A.shape(result)), A.zeros_like(result), result)
     return A.reshape(result, outer[:-1] + result.shape.as_list()[1:])
+
+
+def _greedy_checks(x, lengths, blank_index):
+    """TF's kernel checks, where the shapes and lengths are known while tracing; the blank
+    index made non-negative."""
+    op = "CTCGreedyDecoder"
+    if lengths.dtype != D.int32:
+        raise errors.InvalidArgumentError(
+            None, op, f"cannot compute {op} as input #1(zero-based) was expected to be a int32 "
+            f"tensor but is a {lengths.dtype.name} tensor")
+    dims = x.shape.as_list() if x.shape.rank is not None else None
+    if dims is not None and len(dims) != 3:
+        raise errors.InvalidArgumentError(None, op, "inputs is not a 3-Tensor")
+    if dims is None or None in dims:
+        raise ValueError(f"ctc_greedy_decoder: flowjit needs the inputs' shape known while "
+                         f"tracing, got {x.shape}")
+    time, batch, classes = dims
+    if time * batch * classes == 0:
+        raise errors.InvalidArgumentError(None, op, "inputs must not be empty")
+    if not -classes <= blank_index < classes:
+        raise errors.InvalidArgumentError(
+            None, op, f"blank_index expected to be between {-classes} and {classes - 1} but "
+            f"was {blank_index}")
+    known = traced_value(lengths)
+    if isinstance(known, tuple):
+        if len(known) != batch:
+            raise errors.FailedPreconditionError(
+                None, op, f"len(sequence_length) != batch_size.  len(sequence_length):  "
+                f"{len(known)} batch_size: {batch}")
+        for b, n in enumerate(known):
+            if n is not None and n > time:
+                raise errors.FailedPreconditionError(
+                    None, op, f"sequence_length({b}) <= {time}")
+    return blank_index % classes
+
+
+@tf_export("nn.ctc_greedy_decoder")
+def ctc_greedy_decoder(inputs, sequence_length, merge_repeated=True, blank_index=None):
+    """Per sequence of the logits `inputs` [max_time, batch, classes]: the best class of each
+    frame within its `sequence_length`, repeats merged (when `merge_repeated`) and blanks
+    (class `blank_index`, by default the last) dropped, as a one-element list of a
+    SparseTensor [batch, longest decoding]; and minus the sum of the frames' best logits
+    [batch, 1]. Not differentiable (TF's kernel has no gradient)."""
+    x = A.stop_gradient(convert_to_tensor(inputs))
+    lengths = convert_to_tensor(sequence_length, dtype_hint=D.int32)
+    blank = _greedy_checks(x, lengths, -1 if blank_index is None else int(blank_index))
+    time = x.shape[0]
+    best = A.transpose(R.argmax(x, 2))                                       # [batch, time]
+    inside = M.less(A.range(time), A.expand_dims(lengths, 1))
+    top = A.transpose(R.reduce_max(x, 2))
+    score = R.reduce_sum(M.where(inside, -top, A.zeros_like(top)), 1, keepdims=True)
+    keep = M.logical_and(inside, M.not_equal(best, convert_to_tensor(blank, dtype=D.int64)))
+    if merge_repeated and time > 1:
+        repeat = M.equal(best[:, 1:], best[:, :-1])
+        keep = M.logical_and(keep, A.concat([A.ones_like(repeat[:, :1]),
+                                             M.logical_not(repeat)], 1))
+    at = M.where(keep)                                                     # [n, 2] (b, t)
+    position = R.cumsum(M.cast(keep, D.int64), 1, exclusive=True)
+    counts = R.reduce_sum(M.cast(keep, D.int64), 1)
+    width = R.reduce_max(A.concat([counts, A.zeros([1], D.int64)], 0))
+    indices = A.stack([at[:, 0], A.gather_nd(position, at)], 1)
+    decoded = SparseTensor(indices, A.gather_nd(best, at),
+                           A.stack([convert_to_tensor(x.shape[1], dtype=D.int64), width]))
+    return [decoded], score

@@ -111,3 +111,48 @@ def safe_embedding_rank3(tf):
     w = tf.SparseTensor(ids.indices, tf.constant([1.0, 2.0, 0.5, 4.0]), ids.dense_shape)
     return _lookup_grad(tf, lambda t: tf.nn.safe_embedding_lookup_sparse(
         [t[:3], t[3:]], ids, w, combiner="sqrtn", default_id=1))
+
+
+# Logits [time 4, batch 3, classes 3] with ties (b2 t0) and repeats across blanks.
+LOGITS = np.asarray([[[1, 2, 0.5], [0, 0, 3], [1, 1, 1]], [[2, 1, 0], [3, 0, 0], [0, 3, 1]],
+                     [[2, 1, 0], [0, 1, 3], [0, 3, 1]], [[0, 1, 0], [0, 1, 3], [5, 3, 1]]],
+                    np.float32) / 4
+
+
+def _greedy(tf, lengths=(4, 2, 3), dtype="float32", **kwargs):
+    decoded, score = tf.nn.ctc_greedy_decoder(tf.constant(LOGITS, dtype),
+                                              tf.constant(lengths, tf.int32), **kwargs)
+    return [decoded, score]
+
+
+@case(xla=False)
+def ctc_greedy_blanks(tf):
+    return [_greedy(tf), _greedy(tf, blank_index=0), _greedy(tf, blank_index=-2),
+            _greedy(tf, merge_repeated=False, dtype="float64")]
+
+
+@case(xla=False)
+def ctc_greedy_short(tf):
+    return [_greedy(tf, (0, 0, 0)), _greedy(tf, (1, 0, 4), blank_index=1)]
+
+
+@case(xla=False)
+def ctc_greedy_no_gradient(tf):
+    x = tf.constant(LOGITS)
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        _, score = tf.nn.ctc_greedy_decoder(x, tf.constant([4, 2, 3]))
+    return tf.constant(tape.gradient(score, x) is None)
+
+
+@case(eager_only=True)
+def ctc_greedy_errors(tf):
+    found = []
+    for inputs, lengths, blank in ((LOGITS, [5, 2, 3], None), (LOGITS, [1, 2], None),
+                                   (LOGITS[0], [1, 2, 3], None), (LOGITS, [1, 2, 3], 3),
+                                   (LOGITS, [1, 2, 3], -4), (LOGITS[:0], [0, 0, 0], None)):
+        try:
+            tf.nn.ctc_greedy_decoder(tf.constant(inputs), tf.constant(lengths), blank_index=blank)
+        except Exception as e:  # noqa: BLE001 - the class and TF's text are compared
+            found.append([type(e).__name__, str(e).split(" [Op:")[0].split("} ")[-1]])
+    return found

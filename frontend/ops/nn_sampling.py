@@ -1,5 +1,6 @@
 """TF's candidate samplers (`tf.random.*_candidate_sampler`, also in `tf.nn`), composed of
-flowjit's random draws so they run eagerly, in the executor and under XLA.
+flowjit's random draws so they run eagerly, in the executor and under XLA; the accidental
+hits and the sampled losses built on them (nce_loss, sampled_softmax_loss).
 
 A sampler draws `num_sampled` classes from [0, range_max) by its distribution (uniform;
 log-uniform, Zipfian: P(k) = log((k + 2) / (k + 1)) / log(range_max + 1); a fixed unigram
@@ -27,6 +28,9 @@ from . import array as A
 from . import math as M
 from . import random as RND
 from . import reduce as R
+from .linalg import matmul
+from .nn import (embedding_lookup, sigmoid_cross_entropy_with_logits,
+                 softmax_cross_entropy_with_logits)
 from .program import get_static_value
 
 Sampled = collections.namedtuple(
@@ -88,7 +92,7 @@ def _checked_true_classes(true_classes, num_true, range_max, opname):
         raise InvalidArgumentError(
             None, opname, f"true_classes must have num_true columns, expected: {t.shape[1]} "
             f"was: {num_true}")   # TF's text names them the other way round
-    known = get_static_value(t)
+    known = None if range_max is None else get_static_value(t)
     if known is not None:
         outside = np.asarray(known)[(np.asarray(known) < 0) | (np.asarray(known) >= range_max)]
         if outside.size:
@@ -213,3 +217,90 @@ def all_candidate_sampler(true_classes, num_true, num_sampled, unique, seed=None
     t = _checked_true_classes(true_classes, num_true, num_sampled, opname)
     return Sampled(A.range(num_sampled, dtype=D.int64), A.ones(A.shape(t), D.float32),
                    A.ones([num_sampled], D.float32))
+
+
+# --- accidental hits and the sampled losses ---------------------------------------------------
+_FLOAT_MAX = float(np.finfo(np.float32).max)
+
+
+def _hits(true_classes, sampled):
+    """[batch, num_true, num_sampled]: where a true class is sampled, at the sampled class's
+    last position (TF's kernel maps each sampled class to its last position)."""
+    same = M.equal(A.expand_dims(true_classes, 2), sampled)
+    later = M.less(A.expand_dims(A.range(A.shape(sampled)[0]), 1), A.range(A.shape(sampled)[0]))
+    repeated = R.reduce_any(M.logical_and(M.equal(A.expand_dims(sampled, 1), sampled), later), 1)
+    return M.logical_and(same, M.logical_not(repeated))
+
+
+@tf_export("nn.compute_accidental_hits")
+def compute_accidental_hits(true_classes, sampled_candidates, num_true, seed=None, name=None):
+    """Each true class (row by row) that was also sampled: its row (int32), the sampled
+    class's position (int64) and the weight -FLT_MAX (float32) that removes its logit."""
+    t = _checked_true_classes(true_classes, _at_least_one(num_true, "num_true",
+                                                          "ComputeAccidentalHits"),
+                              None, "ComputeAccidentalHits")
+    sampled = convert_to_tensor(sampled_candidates)
+    hits = _hits(t, sampled)
+    found = M.where(R.reduce_any(hits, 2))                          # [n, 2]: (row, column)
+    position = R.argmax(M.cast(A.gather_nd(hits, found), D.int32), 1, output_type=D.int64)
+    return (M.cast(found[:, 0], D.int32), position,
+            A.fill(A.shape(position), convert_to_tensor(-_FLOAT_MAX, dtype=D.float32)))
+
+
+def _compute_sampled_logits(weights, biases, labels, inputs, num_sampled, num_classes,
+                            num_true, sampled_values, remove_accidental_hits, seed):
+    """TF's sampled logits: each row's true classes then the sampled ones, less the log of
+    their expected counts; and the targets (1/num_true for true classes, 0 for sampled)."""
+    shards = list(weights) if isinstance(weights, (list, tuple)) else [weights]
+    inputs = convert_to_tensor(inputs)
+    labels = M.cast(convert_to_tensor(labels), D.int64)
+    labels_flat = A.reshape(labels, [-1])
+    if sampled_values is None:
+        sampled_values = log_uniform_candidate_sampler(labels, num_true, num_sampled, True,
+                                                       num_classes, seed=seed)
+    sampled, true_count, sampled_count = (A.stop_gradient(convert_to_tensor(v))
+                                          for v in sampled_values)
+    sampled = M.cast(sampled, D.int64)
+    n_true = A.shape(labels_flat)[0]
+    all_w = M.cast(embedding_lookup(shards, A.concat([labels_flat, sampled], 0)), inputs.dtype)
+    all_b = M.cast(embedding_lookup(biases, A.concat([labels_flat, sampled], 0)), inputs.dtype)
+    true_w, sampled_w = all_w[:n_true], all_w[n_true:]
+    true_b, sampled_b = all_b[:n_true], all_b[n_true:]
+    dim = A.shape(true_w)[1]
+    rows = A.expand_dims(inputs, 1) * A.reshape(true_w, [-1, num_true, dim])
+    true_logits = R.reduce_sum(rows, 2) + A.reshape(true_b, [-1, num_true])
+    sampled_logits = matmul(inputs, sampled_w, transpose_b=True) + sampled_b
+    if remove_accidental_hits:
+        hit = R.reduce_any(_hits(labels, sampled), 1)
+        removed = M.cast(convert_to_tensor(-_FLOAT_MAX, dtype=D.float32), sampled_logits.dtype)
+        sampled_logits = sampled_logits + M.where(hit, A.fill(A.shape(hit), removed),
+                                                  A.zeros_like(sampled_logits))
+    true_logits = true_logits - M.log(true_count)   # of the logits' dtype, as TF requires
+    sampled_logits = sampled_logits - M.log(sampled_count)
+    logits = A.concat([true_logits, sampled_logits], 1)
+    targets = A.concat([A.ones_like(true_logits) / num_true, A.zeros_like(sampled_logits)], 1)
+    return logits, targets
+
+
+@tf_export("nn.nce_loss")
+def nce_loss(weights, biases, labels, inputs, num_sampled, num_classes, num_true=1,
+             sampled_values=None, remove_accidental_hits=False, name="nce_loss"):
+    """The noise-contrastive estimation loss per example: sigmoid cross-entropy of the true
+    classes (target 1/num_true) and `num_sampled` sampled classes (target 0), their logits
+    corrected by the log of their expected counts."""
+    logits, targets = _compute_sampled_logits(weights, biases, labels, inputs, num_sampled,
+                                              num_classes, num_true, sampled_values,
+                                              remove_accidental_hits, None)
+    return R.reduce_sum(sigmoid_cross_entropy_with_logits(labels=targets, logits=logits), 1)
+
+
+@tf_export("nn.sampled_softmax_loss")
+def sampled_softmax_loss(weights, biases, labels, inputs, num_sampled, num_classes, num_true=1,
+                         sampled_values=None, remove_accidental_hits=True, seed=None,
+                         name="sampled_softmax_loss"):
+    """The softmax cross-entropy per example over its true classes and `num_sampled` sampled
+    ones (a sampled class equal to a true one removed, by default)."""
+    logits, targets = _compute_sampled_logits(weights, biases, labels, inputs, num_sampled,
+                                              num_classes, num_true, sampled_values,
+                                              remove_accidental_hits, seed)
+    return softmax_cross_entropy_with_logits(labels=A.stop_gradient(targets), logits=logits)

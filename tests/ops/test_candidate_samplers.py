@@ -108,3 +108,23 @@ def test_nn_names_are_the_same_functions():
     for fn in ("uniform_candidate_sampler", "log_uniform_candidate_sampler",
                "fixed_unigram_candidate_sampler", "all_candidate_sampler"):
         assert getattr(tf.nn, fn) is getattr(tf.random, fn)
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("loss", ["nce_loss", "sampled_softmax_loss"])
+def test_sampled_losses_draw_their_own_classes(loss, mode):
+    """Without sampled_values the losses draw log-uniform classes (unique): one finite loss
+    per example, gradients for the table rows of the true and sampled classes only."""
+    table = tf.constant(np.arange(60, dtype=np.float32).reshape(20, 3) % 7 / 4 - 0.5)
+    biases = tf.zeros([20])
+    inputs = tf.constant([[1.0, -1.0, 0.5], [0.0, 2.0, 1.0]])
+
+    def run():
+        with tf.GradientTape() as tape:
+            tape.watch(table)
+            out = getattr(tf.nn, loss)(table, biases, tf.constant([[1], [4]]), inputs, 3, 20)
+        return out, tf.convert_to_tensor(tape.gradient(out, table))
+    out, grad = run() if mode == "eager" else tf.function(run, jit_compile=mode == "xla")()
+    assert out.shape == [2] and np.isfinite(out.numpy()).all()
+    touched = np.flatnonzero(np.abs(grad.numpy()).sum(1))
+    assert {1, 4} <= set(touched.tolist()) and len(touched) <= 2 + 3

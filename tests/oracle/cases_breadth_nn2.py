@@ -23,3 +23,37 @@ CASES += [
     case("nn.ctc_unique_labels", T([[3, 4, 4, 3], [-1, 7, -1, 0]], "int64")),
     case("nn.ctc_unique_labels", T([[9]], "int32")),
 ]
+
+TRUE_CLASSES = T([[0, 3], [9, 1], [3, 3]], "int64")
+SAMPLED = T([3, 5, 9, 3], "int64")
+EXPECTED = [SAMPLED, T([[0.4, 0.3], [0.1, 0.7], [0.3, 0.3]]), T([0.3, 0.2, 0.1, 0.3])]
+TABLE = T([[((3 * r + c) % 7 - 3) / 4 for c in range(3)] for r in range(10)])
+BIASES = T([r / 10 - 0.3 for r in range(10)])
+INPUTS = T([[1, -1, 0.5], [0, 2, 1], [0.25, 0.5, -2]])
+CASES += [
+    case("nn.compute_accidental_hits", TRUE_CLASSES, T([3, 5, 9, 3, 1], "int64"), 2,
+         modes=NO_XLA),
+    case("nn.compute_accidental_hits", TRUE_CLASSES, T([4, 5], "int64"), 2, modes=NO_XLA),
+    case("nn.nce_loss", TABLE, BIASES, TRUE_CLASSES, INPUTS, 4, 10, num_true=2,
+         sampled_values=EXPECTED, grad=(0, 1, 3)),
+    case("nn.nce_loss", TABLE, BIASES, TRUE_CLASSES, INPUTS, 4, 10, num_true=2,
+         sampled_values=EXPECTED, remove_accidental_hits=True, grad=(0, 1, 3)),
+    case("nn.nce_loss", TABLE, BIASES, T([[2], [7], [0]], "int32"), INPUTS, 2, 10,
+         sampled_values=[T([2, 6], "int64"), T([[0.5], [0.25], [1]]), T([0.5, 2])],
+         grad=(0, 3)),
+    case("nn.sampled_softmax_loss", TABLE, BIASES, TRUE_CLASSES, INPUTS, 4, 10, num_true=2,
+         sampled_values=EXPECTED, grad=(0, 1, 3)),
+    case("nn.sampled_softmax_loss", TABLE, BIASES, TRUE_CLASSES, INPUTS, 4, 10, num_true=2,
+         sampled_values=EXPECTED, remove_accidental_hits=False, grad=(0, 1, 3)),
+    case("nn.sampled_softmax_loss", [T([[1, 0], [0, 1], [1, 1]], "float64"),
+                                     T([[2, 0], [0, -1]], "float64")],
+         T([0.5, 0, -1, 2], "float64"), T([[1], [3]], "int64"), T([[1, 2], [-1, 0.5]], "float64"),
+         2, 4, sampled_values=[T([3, 1], "int64"), T([[0.5], [0.25]]), T([0.25, 0.5])]),
+]
+CASES += [
+    case("nn.sampled_softmax_loss", [T([[1, 0], [0, 1], [1, 1]], "float64"),
+                                     T([[2, 0], [0, -1]], "float64")],
+         T([0.5, 0, -1, 2], "float64"), T([[1], [3]], "int64"), T([[1, 2], [-1, 0.5]], "float64"),
+         2, 4, sampled_values=[T([3, 1], "int64"), T([[0.5], [0.25]], "float64"),
+                               T([0.25, 0.5], "float64")], grad=(1, 3)),
+]

@@ -1,13 +1,22 @@
-"""`tf.strings`' text functions: regex_replace, the hash buckets, unicode_split and ngrams.
+"""`tf.strings`' text functions: regex_replace, the hash buckets, unicode_split, ngrams and
+unicode_script (a lookup in the ICU script runs of unicode_script_table.py, so it also
+compiles under XLA).
 
 unicode_split of a vector returns a list of 1-D tensors, one per string, as `strings.split`
 does (TF: a RaggedTensor); ngrams takes dense data, whose rows all give the same number of
 n-grams (TF's dense case), built from slices joined by `strings.join`."""
 from __future__ import annotations
 
+import numpy as np
+
+from ...ir import dtypes as D
+from ...ir.errors import InvalidArgumentError
 from ..eager.dispatch import apply, convert_to_tensor
 from ..export import runs, tf_export
 from . import array as A
+from . import math as M
+from .counting import searchsorted
+from .unicode_script_table import RUN_SCRIPTS, RUN_STARTS
 from .strings import _string, join, length, substr
 
 
@@ -183,3 +192,19 @@ def bytes_split(input, name=None):  # noqa: A002
         return [bytes_split(s) for s in A.unstack(x)]
     positions = A.range(length(x))
     return substr(A.fill(A.shape(positions), x), positions, 1)
+
+
+@tf_export("strings.unicode_script")
+def unicode_script(input, name=None):  # noqa: A002
+    """The ICU script code (UScriptCode) of each int32 code point: 25 Latin, 17 Han, 0 Common,
+    103 Unknown (unassigned code points and surrogates), -1 for a value outside Unicode."""
+    x = convert_to_tensor(input)
+    if x.dtype != D.int32:
+        raise InvalidArgumentError(
+            None, "UnicodeScript", f"cannot compute UnicodeScript as input #0(zero-based) was "
+            f"expected to be a int32 tensor but is a {x.dtype.name} tensor")
+    flat = A.reshape(x, [-1])
+    run = searchsorted(np.asarray(RUN_STARTS, np.int32), flat, side="right") - 1
+    script = A.gather(np.asarray(RUN_SCRIPTS, np.int32), M.maximum(run, 0))
+    inside = M.logical_and(M.greater_equal(flat, 0), M.less_equal(flat, 0x10FFFF))
+    return A.reshape(M.where(inside, script, A.fill(A.shape(script), -1)), A.shape(x))

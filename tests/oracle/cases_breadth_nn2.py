@@ -57,3 +57,15 @@ CASES += [
          2, 4, sampled_values=[T([3, 1], "int64"), T([[0.5], [0.25]], "float64"),
                                T([0.25, 0.5], "float64")], grad=(1, 3)),
 ]
+
+# Code points across the planes (every 4099th), around run edges, and outside Unicode.
+POINTS = list(range(0, 0x110000, 4099)) + [64, 65, 90, 91, 0x2FF, 0x300, 0x36F, 0x370,
+                                           0xD7FF, 0xD800, 0xDFFF, 0xE000, 0x10FFFF, 0x110000,
+                                           -1, -(2 ** 31), 2 ** 31 - 1]
+CASES += [
+    case("strings.unicode_script", T(POINTS, "int32")),
+    case("strings.unicode_script", T([[65, 945, 1488], [32, 0x4E00, 0x0E01]], "int32")),
+    case("strings.unicode_script", T(0x0915, "int32")),
+    case("strings.unicode_script", T([], "int32")),
+    case("strings.unicode_script", T([65], "int64")),
+]

@@ -69,3 +69,10 @@ CASES += [
     case("strings.unicode_script", T([], "int32")),
     case("strings.unicode_script", T([65], "int64")),
 ]
+
+# tf.nn's names of tf.math's approx_max_k / approx_min_k (TF's CPU kernel: max over the last dim)
+CASES += [
+    case("nn.approx_max_k", T([[1, 5, 3, 5, -1, 0], [0, "-0.0", 2, 2, 7, 1]]), 2, grad=(0,)),
+    case("nn.approx_max_k", T([[1, 5, 3]], "float16"), 3, grad=(0,)),
+    case("nn.approx_max_k", T([[1, 5, 3]]), 4),
+]

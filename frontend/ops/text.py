@@ -150,6 +150,36 @@ def unicode_decode(input, input_encoding, errors="replace", replacement_char=655
         "replace_control_characters": bool(replace_control_characters)})
 
 
+@tf_export("strings.unicode_decode_with_offsets")
+@runs("unicode_decode_with_offsets")
+def unicode_decode_with_offsets(input, input_encoding, errors="replace",  # noqa: A002
+                                replacement_char=65533, replace_control_characters=False,
+                                name=None):
+    """A scalar's code points (int32) and the byte offset of each in the string (int64); a
+    vector gives a list of each."""
+    attrs = {"input_encoding": input_encoding, "errors": errors,
+             "replacement_char": int(replacement_char),
+             "replace_control_characters": bool(replace_control_characters)}
+    pairs = _per_string("unicode_decode_with_offsets", _string(input), attrs)
+    return tuple(pairs) if isinstance(pairs, tuple) else \
+        ([p[0] for p in pairs], [p[1] for p in pairs])
+
+
+@tf_export("strings.unicode_split_with_offsets")
+def unicode_split_with_offsets(input, input_encoding, errors="replace",  # noqa: A002
+                               replacement_char=65533, name=None):
+    """A scalar's characters (each encoded as the input) and their byte offsets, as TF
+    composes them: the decoded code points encoded one by one; a vector gives lists."""
+    points, offsets = unicode_decode_with_offsets(input, input_encoding, errors,
+                                                  replacement_char)
+
+    def chars(p):
+        return unicode_encode(A.expand_dims(p, 1), input_encoding, errors, replacement_char)
+    if isinstance(points, list):
+        return [chars(p) for p in points], offsets
+    return chars(points), offsets
+
+
 @tf_export("strings.unicode_encode")
 @runs("unicode_encode")
 def unicode_encode(input, output_encoding, errors="replace", replacement_char=65533,  # noqa: A002

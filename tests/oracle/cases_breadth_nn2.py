@@ -76,3 +76,23 @@ CASES += [
     case("nn.approx_max_k", T([[1, 5, 3]], "float16"), 3, grad=(0,)),
     case("nn.approx_max_k", T([[1, 5, 3]]), 4),
 ]
+
+NO_XLA_TEXT = ("eager", "graph")   # XLA has no string type
+CASES += [case(*args, modes=NO_XLA_TEXT, **kwargs) for args, kwargs in [
+    (("strings.unicode_decode_with_offsets", T("h\u00e9\x01\u20ac\U0001F600", "string"),
+      "UTF-8"), {}),
+    (("strings.unicode_decode_with_offsets", T("h\u00e9\x01", "string"), "UTF-8"),
+     {"replace_control_characters": True, "replacement_char": 63}),
+    (("strings.unicode_decode_with_offsets", T("h\u00e9\U0001F600", "string"), "UTF-16-BE"),
+     {}),
+    # UTF-8 bytes read as UTF-16: an odd trailing byte and unpaired surrogates are errors
+    (("strings.unicode_decode_with_offsets", T("abc", "string"), "UTF-16-BE"), {}),
+    (("strings.unicode_decode_with_offsets", T("\U0001F600a", "string"), "UTF-16-BE"),
+     {"errors": "ignore"}),
+    (("strings.unicode_decode_with_offsets", T("abc", "string"), "UTF-16-BE"),
+     {"errors": "strict"}),
+    (("strings.unicode_split_with_offsets", T("h\u00e9\x01\u20ac", "string"), "UTF-8"), {}),
+    (("strings.unicode_split_with_offsets", T("abc", "string"), "UTF-16-BE"),
+     {"replacement_char": 63}),
+    (("strings.unicode_split_with_offsets", T("", "string"), "UTF-8"), {}),
+]]

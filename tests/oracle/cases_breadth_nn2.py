@@ -96,3 +96,27 @@ CASES += [case(*args, modes=NO_XLA_TEXT, **kwargs) for args, kwargs in [
      {"replacement_char": 63}),
     (("strings.unicode_split_with_offsets", T("", "string"), "UTF-8"), {}),
 ]]
+
+NMS_BOXES = T([[[[0, 0, 1, 1]], [[0, 0.1, 1, 1.1]], [[0, -0.1, 1, 0.9]], [[0, 10, 1, 11]],
+                [[1, 1.2, 0, 0.3]]],
+               [[[0.5, 0.5, 0.7, 0.9]], [[-0.2, 0, 0.3, 0.4]], [[0, 0, 1, 1]],
+                [[0.1, 0.1, 0.2, 0.2]], [[0.6, 0.5, 0.7, 0.95]]]])
+NMS_SCORES = T([[[0.9, 0.1], [0.75, 0.8], [0.6, 0.3], [0.95, 0.05], [0.5, 0.7]],
+                [[0.2, 0.4], [0.65, 0.35], [0.1, 0.9], [0.55, 0.45], [0.85, 0.15]]])
+PER_CLASS_BOXES = T([[[[0, 0, 1, 1], [0, 0, 0.5, 0.5]], [[0, 0.1, 1, 1.1], [0, 0.1, 0.5, 0.6]],
+                      [[0.2, 0.2, 0.4, 0.4], [0.5, 0.5, 1, 1]]]])
+CASES += [
+    case("image.combined_non_max_suppression", NMS_BOXES, NMS_SCORES, 2, 5),
+    case("image.combined_non_max_suppression", NMS_BOXES, NMS_SCORES, 2, 5,
+         score_threshold=0.3),
+    case("image.combined_non_max_suppression", NMS_BOXES, NMS_SCORES, 2, 5, pad_per_class=True),
+    case("image.combined_non_max_suppression", NMS_BOXES, NMS_SCORES, 2, 5, iou_threshold=0.9,
+         clip_boxes=False),
+    case("image.combined_non_max_suppression", NMS_BOXES, NMS_SCORES, 1, 10),
+    case("image.combined_non_max_suppression", PER_CLASS_BOXES,
+         T([[[0.9, 0.3], [0.8, 0.6], [0.1, 0.7]]]), 3, 4, iou_threshold=0.3),
+    case("image.combined_non_max_suppression", NMS_BOXES, NMS_SCORES, 0, 3),
+    case("image.combined_non_max_suppression", PER_CLASS_BOXES, T([[[0.9, 0.3, 0.1]] * 3]), 1,
+         1),
+    case("image.combined_non_max_suppression", NMS_BOXES, NMS_SCORES, 2, 5, iou_threshold=1.5),
+]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from ...ir import dtypes as D
 from ...ir import errors
+from ..control.functional_ops import foldl
 from ..eager.dispatch import convert_to_tensor
 from ..export import tf_export
 from . import array as A
@@ -184,6 +185,86 @@ def combined_non_max_suppression(boxes, scores, max_output_size_per_class, max_t
             for i in range(batch)]
     # not differentiable (TF registers no gradient)
     return tuple(A.stop_gradient(A.stack([r[k] for r in rows])) for k in range(4))
+
+
+def _padded_selection(boxes, order, iou_threshold, max_output_size):
+    """One image of non_max_suppression_padded: boxes [n, 4] in score order (`order`: their
+    input indices). Greedy as TF's tiled loop: a box survives unless an earlier survivor
+    overlaps it by IoU >= the threshold; a survivor with no coordinate above 0 is not
+    reported. The first max_output_size reported (input indices, zero-padded) and their count."""
+    y0, x0, y1, x1 = (boxes[:, i] for i in range(4))
+    inter = (M.maximum(M.minimum(A.expand_dims(x1, 1), x1) - M.maximum(A.expand_dims(x0, 1), x0),
+                       0.0) *
+             M.maximum(M.minimum(A.expand_dims(y1, 1), y1) - M.maximum(A.expand_dims(y0, 1), y0),
+                       0.0))
+    area = (y1 - y0) * (x1 - x0)
+    iou = inter / (A.expand_dims(area, 1) + area - inter + 1e-8)
+    n = boxes.shape[0]
+    later = M.less(A.expand_dims(A.range(n), 1), A.range(n))
+    # TF's loop lets a box suppress only where its own overlaps stay below the threshold,
+    # which none does at a threshold <= 0: nothing is suppressed then
+    overlapping = M.logical_and(M.greater_equal(iou, iou_threshold), later) \
+        if iou_threshold > 0 else A.zeros([n, n], D.bool_)
+
+    def step(alive, i):
+        return M.logical_and(alive, M.logical_not(M.logical_and(A.gather(alive, i),
+                                                                A.gather(overlapping, i))))
+    alive = foldl(step, A.range(n), initializer=A.ones([n], D.bool_)) if n else \
+        A.zeros([0], D.bool_)
+    reported = M.logical_and(alive, R.reduce_any(M.greater(boxes, 0.0), 1))
+    rank = R.cumsum(M.cast(reported, D.int32), exclusive=True)
+    slot = M.logical_and(A.expand_dims(reported, 1),
+                         M.equal(A.expand_dims(rank, 1), A.range(max_output_size)))
+    picked = R.reduce_sum(M.cast(slot, D.int32) * A.expand_dims(order, 1), 0)
+    count = M.minimum(R.reduce_sum(M.cast(reported, D.int32)), max_output_size)
+    return picked, count
+
+
+@tf_export("image.non_max_suppression_padded")
+def non_max_suppression_padded(boxes, scores, max_output_size, iou_threshold=0.5,
+                               score_threshold=float("-inf"), pad_to_max_output_size=False,
+                               name=None, sorted_input=False, canonicalized_coordinates=False,
+                               tile_size=512):
+    """Greedy suppression over boxes [..., n, 4] by scores [..., n], as TF's padded
+    algorithm: boxes scoring at most score_threshold are zeroed, corner order is taken from
+    the first box, suppression at IoU >= iou_threshold. Returns the kept indices padded with
+    zeros to max_output_size (with pad_to_max_output_size; required for batches, else cut to
+    the count) and the count of valid ones."""
+    b = M.cast(convert_to_tensor(boxes), D.float32)
+    s = M.cast(convert_to_tensor(scores), D.float32)
+    if not pad_to_max_output_size and b.shape.rank is not None and b.shape.rank > 2:
+        raise ValueError(f"'pad_to_max_output_size' (value {pad_to_max_output_size}) must be "
+                         f"True for batched input")
+    dims = b.shape.as_list() if b.shape.rank is not None else None
+    if dims is None or None in dims:
+        raise ValueError(f"non_max_suppression_padded: flowjit needs the boxes' shape known "
+                         f"while tracing, got {b.shape}")
+    count = _count(max_output_size, "max_output_size")
+    n, outer = dims[-2], dims[:-2]
+    b, s = A.reshape(b, [-1, n, 4]), A.reshape(s, [-1, n])
+    if score_threshold != float("-inf"):
+        keep = M.cast(M.greater(s, score_threshold), D.float32)
+        s, b = s * keep, b * A.expand_dims(keep, 2)
+    if not canonicalized_coordinates and n:
+        # TF orders every box's corners as the first box's are ordered
+        swap_y = M.greater(b[0, 0, 0], b[0, 0, 2])
+        swap_x = M.greater(b[0, 0, 1], b[0, 0, 3])
+        y0, y1 = M.where(swap_y, b[..., 2], b[..., 0]), M.where(swap_y, b[..., 0], b[..., 2])
+        x0, x1 = M.where(swap_x, b[..., 3], b[..., 1]), M.where(swap_x, b[..., 1], b[..., 3])
+        b = A.stack([y0, x0, y1, x1], 2)
+    if sorted_input:
+        order = A.broadcast_to(A.range(n), A.shape(s))
+    else:
+        order = A.argsort(s, axis=1, direction="DESCENDING", stable=True)
+        b = A.gather(b, order, axis=1, batch_dims=1)
+    rows = [_padded_selection(b[i], order[i], float(iou_threshold), count)
+            for i in range(b.shape[0])]
+    picked = A.reshape(A.stack([r[0] for r in rows]) if rows else A.zeros([0, count], D.int32),
+                       outer + [count])
+    valid = A.reshape(A.stack([r[1] for r in rows]) if rows else A.zeros([0], D.int32), outer)
+    if not pad_to_max_output_size:
+        picked = picked[:valid]
+    return picked, valid
 
 
 # TF's colors for boxes when `colors` is empty: RGBA rows, used cyclically.

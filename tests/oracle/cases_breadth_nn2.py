@@ -120,3 +120,22 @@ CASES += [
          1),
     case("image.combined_non_max_suppression", NMS_BOXES, NMS_SCORES, 2, 5, iou_threshold=1.5),
 ]
+
+PAD_BOXES = T([[0, 0, 1, 1], [0, 0.1, 1, 1.1], [0, -0.1, 1, 0.9], [0, 10, 1, 11],
+               [1, 11, 0, 10.1], [0, 100, 1, 101], [0.5, 0.5, 0.5, 0.9], [-2, -2, -1, -1]])
+PAD_SCORES = T([0.9, 0.75, 0.6, 0.95, 0.5, 0.3, 0.99, 0.97])
+CASES += [
+    case("image.non_max_suppression_padded", PAD_BOXES, PAD_SCORES, 3, modes=NO_XLA),
+    case("image.non_max_suppression_padded", PAD_BOXES, PAD_SCORES, 10, 0.4, 0.4,
+         modes=NO_XLA),
+    case("image.non_max_suppression_padded", PAD_BOXES, PAD_SCORES, 5,
+         pad_to_max_output_size=True),
+    case("image.non_max_suppression_padded", PAD_BOXES, PAD_SCORES, 4, 0.0,
+         pad_to_max_output_size=True),
+    case("image.non_max_suppression_padded", PAD_BOXES, PAD_SCORES, 3, sorted_input=True,
+         pad_to_max_output_size=True),
+    case("image.non_max_suppression_padded", T([[[1, 1, 0, 0], [0.1, 0, 1.1, 1], [0, 0, 1, 1]],
+                                               [[0, 0, 1, 1], [0, 0, 0.5, 0.5], [2, 2, 3, 3]]]),
+         T([[0.5, 0.6, 0.55], [0.1, 0.2, 0.3]]), 3, 0.2, pad_to_max_output_size=True),
+    case("image.non_max_suppression_padded", T([[[0, 0, 1, 1]]]), T([[0.5]]), 2),
+]

@@ -66,12 +66,9 @@ NOT_YET = {
         betainc cumulative_logsumexp igamma igammac multiply_no_nan sobol_sample
 """.split(),
     "nn": """
-        all_candidate_sampler approx_max_k approx_min_k collapse_repeated
-        compute_accidental_hits ctc_beam_search_decoder ctc_greedy_decoder
-        ctc_unique_labels embedding_lookup_sparse fixed_unigram_candidate_sampler
-        fractional_avg_pool fractional_max_pool isotonic_regression
-        learned_unigram_candidate_sampler nce_loss safe_embedding_lookup_sparse
-        sampled_softmax_loss softsign space_to_batch with_space_to_batch zero_fraction
+        ctc_beam_search_decoder fractional_avg_pool fractional_max_pool
+        isotonic_regression learned_unigram_candidate_sampler space_to_batch
+        with_space_to_batch
 """.split(),
     "linalg": """
         LinearOperatorBlockLowerTriangular LinearOperatorCirculant
@@ -81,20 +78,14 @@ NOT_YET = {
         eigh_tridiagonal logm sqrtm
 """.split(),
     "random": """
-        all_candidate_sampler fixed_unigram_candidate_sampler
-        learned_unigram_candidate_sampler log_uniform_candidate_sampler
-        stateless_parameterized_truncated_normal uniform_candidate_sampler
+        learned_unigram_candidate_sampler stateless_parameterized_truncated_normal
 """.split(),
     "signal": """
         fftnd ifftnd irfftnd rfftnd
 """.split(),
     "image": """
-        combined_non_max_suppression extract_glimpse generate_bounding_box_proposals
-        non_max_suppression_padded sample_distorted_bounding_box
+        extract_glimpse generate_bounding_box_proposals sample_distorted_bounding_box
         stateless_sample_distorted_bounding_box
-""".split(),
-    "strings": """
-        unicode_decode_with_offsets unicode_script unicode_split_with_offsets
 """.split(),
 }
 # END NOT_YET

@@ -995,6 +995,9 @@ add("unicode_split", lambda x: tf.strings.unicode_split(x, "UTF-8"), words(()),
     static="rank", **_NO_XLA)
 add("unicode_decode", lambda x: tf.strings.unicode_decode(x, "UTF-8"), words(()),
     static="rank", **_NO_XLA)
+add("unicode_decode_with_offsets",
+    lambda x: tf.strings.unicode_decode_with_offsets(x, "UTF-8"), words(()), static="rank",
+    **_NO_XLA)
 add("unicode_encode", lambda x: tf.strings.unicode_encode(x, "UTF-16-BE"),
     Arg(lambda rng: rng.integers(32, 0x2000, (2, 3)).astype(np.int32), np.int32), **_NO_XLA)
 add("unicode_transcode", lambda x: tf.strings.unicode_transcode(x, "UTF-8", "UTF-32-BE"),

@@ -53,6 +53,7 @@ _NODE_SUFFIX = re.compile(r", node name: \w+$")
 MESSAGE_DIFFERS = {
     # TF names the C++ kernel and its type names ("MatMul", "float", "double")
     "array/matmul-89": "flowjit names the op and dtypes as the API does",
+    "breadth_nn2/nn.sampled_softmax_loss-20": "flowjit names the op and dtypes as the API does",
     # TF follows "did not hold element-wise:" with the data; flowjit puts the user's line
     # there and the data on the next line
     "debugging/debugging.assert_negative-1": "flowjit's assert layout",

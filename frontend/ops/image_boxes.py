@@ -2,15 +2,19 @@
 left (ties: the lower index) and drop the candidates that overlap it by more than the
 threshold, at most max_output_size times. Composed from a pairwise overlap matrix and one
 argmax step per kept box (max_output_size is a Python int), so the result has the data's
-length: eagerly and in the graph executor, not under XLA (as TF's unpadded kernels)."""
+length: eagerly and in the graph executor, not under XLA (as TF's unpadded kernels).
+combined_non_max_suppression keeps the picks padded to their static count and ranks them with
+top_k, so it compiles under XLA too."""
 from __future__ import annotations
 
 from ...ir import dtypes as D
 from ...ir import errors
+from ..control.functional_ops import foldl
 from ..eager.dispatch import convert_to_tensor
 from ..export import tf_export
 from . import array as A
 from . import math as M
+from . import linalg
 from . import reduce as R
 
 
@@ -43,8 +47,9 @@ def _count(value, what):
     return value
 
 
-def _greedy(overlaps, scores, max_output_size, threshold, score_threshold):
-    """(kept indices int32, their scores) of the greedy suppression over `overlaps`."""
+def _greedy_padded(overlaps, scores, max_output_size, threshold, score_threshold):
+    """([max_output_size] int32 picks, [max_output_size] bool whether each pick was found)
+    of the greedy suppression over `overlaps`: a static size, the picks left-aligned."""
     alive = M.greater(scores, M.cast(score_threshold, scores.dtype))
     n = A.shape(scores)[0]
     index = A.range(n)
@@ -58,9 +63,15 @@ def _greedy(overlaps, scores, max_output_size, threshold, score_threshold):
         beaten = M.greater(A.gather(overlaps, best), M.cast(threshold, overlaps.dtype))
         alive = M.logical_and(alive, M.logical_not(M.logical_or(beaten, M.equal(index, best))))
     if not picks:
-        return A.zeros([0], D.int32), A.zeros([0], scores.dtype)
-    kept = R.reduce_sum(M.cast(A.stack(found), D.int32))
-    selected = A.stack(picks)[:kept]
+        return A.zeros([0], D.int32), A.zeros([0], D.bool_)
+    return A.stack(picks), A.stack(found)
+
+
+def _greedy(overlaps, scores, max_output_size, threshold, score_threshold):
+    """(kept indices int32, their scores) of the greedy suppression over `overlaps`."""
+    picks, found = _greedy_padded(overlaps, scores, max_output_size, threshold,
+                                  score_threshold)
+    selected = picks[:R.reduce_sum(M.cast(found, D.int32))]
     return selected, A.gather(scores, selected)
 
 
@@ -102,6 +113,158 @@ def non_max_suppression_overlaps(overlaps, scores, max_output_size, overlap_thre
     o, s = convert_to_tensor(overlaps), convert_to_tensor(scores)
     return _greedy(o, s, _count(max_output_size, "max_output_size"), float(overlap_threshold),
                    score_threshold)[0]
+
+
+def _shape_of(x, rank, what):
+    dims = x.shape.as_list() if x.shape.rank is not None else None
+    if dims is None or len(dims) != rank or None in dims:
+        raise ValueError(f"combined_non_max_suppression: flowjit needs {what} of rank {rank} "
+                         f"and known shape while tracing, got {x.shape}")
+    return dims
+
+
+def _best_of_batch(boxes, scores, per_class, total, threshold, score_threshold, clip):
+    """One batch element: each class's greedy picks, the best `total` of them by score,
+    zero-padded; their boxes, scores, classes (float) and count."""
+    classes, shared = scores.shape[1], boxes.shape[1] == 1
+    cand_scores, cand_boxes, cand_classes = [], [], []
+    for c in range(classes):
+        box, score = boxes[:, 0 if shared else c, :], scores[:, c]
+        picks, found = _greedy_padded(_iou(box), score, per_class, threshold, score_threshold)
+        cand_scores.append(M.where(found, A.gather(score, picks),
+                                   A.fill(A.shape(found), float("-inf"))))
+        cand_boxes.append(A.gather(box, picks))
+        cand_classes.append(A.fill(A.shape(found), float(c)))
+    all_scores = A.concat(cand_scores, 0)
+    best_scores, best = linalg.top_k(all_scores, min(total, classes * per_class))
+    kept = M.greater(best_scores, float("-inf"))
+    zeros = A.zeros_like(best_scores)
+    out_boxes = A.gather(A.concat(cand_boxes, 0), best)
+    if clip:
+        out_boxes = M.minimum(M.maximum(out_boxes, 0.0), 1.0)
+    out = [M.where(A.expand_dims(kept, 1), out_boxes, A.zeros_like(out_boxes)),
+           M.where(kept, best_scores, zeros),
+           M.where(kept, A.gather(A.concat(cand_classes, 0), best), zeros)]
+    short = total - min(total, classes * per_class)
+    if short:
+        out = [A.concat([o, A.zeros([short] + o.shape.as_list()[1:], o.dtype)], 0) for o in out]
+    return out + [R.reduce_sum(M.cast(kept, D.int32))]
+
+
+@tf_export("image.combined_non_max_suppression")
+def combined_non_max_suppression(boxes, scores, max_output_size_per_class, max_total_size,
+                                 iou_threshold=0.5, score_threshold=float("-inf"),
+                                 pad_per_class=False, clip_boxes=True, name=None):
+    """Per batch element: greedy suppression within each class (boxes [batch, n, q, 4], q 1
+    or one per class; scores [batch, n, classes]), then the best max_total_size selections
+    over all classes by score. Returns the boxes (clipped to [0, 1] with clip_boxes), scores,
+    classes (float) zero-padded to max_total_size (or, with pad_per_class, to at most
+    max_output_size_per_class * classes), and the count of valid selections (int32)."""
+    b, s = convert_to_tensor(boxes), convert_to_tensor(scores)
+    batch, n, q, four = _shape_of(b, 4, "boxes")
+    _, n_scores, classes = _shape_of(s, 3, "scores")
+    if q not in (1, classes):
+        raise errors.InvalidArgumentError(None, "CombinedNonMaxSuppression", "third dimension "
+                                          "of boxes must be either 1 or num classes")
+    if four != 4 or n != n_scores:
+        raise errors.InvalidArgumentError(
+            None, "CombinedNonMaxSuppression", f"boxes {b.shape.as_list()} and scores "
+            f"{s.shape.as_list()} are not [batch, n, q, 4] and [batch, n, classes]")
+    per_class = _count(max_output_size_per_class, "max_output_size_per_class")
+    total = _count(max_total_size, "max_total_size")
+    if per_class < 1:
+        raise errors.InvalidArgumentError(None, "CombinedNonMaxSuppression",
+                                          "max_size_per_class must be positive")
+    if pad_per_class:
+        total = min(total, per_class * classes)
+    t = float(iou_threshold.numpy() if hasattr(iou_threshold, "numpy") else iou_threshold)
+    if not 0.0 <= t <= 1.0:
+        raise errors.InvalidArgumentError(None, "CombinedNonMaxSuppression",
+                                          "iou_threshold must be in [0, 1]")
+    rows = [_best_of_batch(b[i], s[i], per_class, total, t, score_threshold, clip_boxes)
+            for i in range(batch)]
+    # not differentiable (TF registers no gradient)
+    return tuple(A.stop_gradient(A.stack([r[k] for r in rows])) for k in range(4))
+
+
+def _padded_selection(boxes, order, iou_threshold, max_output_size):
+    """One image of non_max_suppression_padded: boxes [n, 4] in score order (`order`: their
+    input indices). Greedy as TF's tiled loop: a box survives unless an earlier survivor
+    overlaps it by IoU >= the threshold; a survivor with no coordinate above 0 is not
+    reported. The first max_output_size reported (input indices, zero-padded) and their count."""
+    y0, x0, y1, x1 = (boxes[:, i] for i in range(4))
+    inter = (M.maximum(M.minimum(A.expand_dims(x1, 1), x1) - M.maximum(A.expand_dims(x0, 1), x0),
+                       0.0) *
+             M.maximum(M.minimum(A.expand_dims(y1, 1), y1) - M.maximum(A.expand_dims(y0, 1), y0),
+                       0.0))
+    area = (y1 - y0) * (x1 - x0)
+    iou = inter / (A.expand_dims(area, 1) + area - inter + 1e-8)
+    n = boxes.shape[0]
+    later = M.less(A.expand_dims(A.range(n), 1), A.range(n))
+    # TF's loop lets a box suppress only where its own overlaps stay below the threshold,
+    # which none does at a threshold <= 0: nothing is suppressed then
+    overlapping = M.logical_and(M.greater_equal(iou, iou_threshold), later) \
+        if iou_threshold > 0 else A.zeros([n, n], D.bool_)
+
+    def step(alive, i):
+        return M.logical_and(alive, M.logical_not(M.logical_and(A.gather(alive, i),
+                                                                A.gather(overlapping, i))))
+    alive = foldl(step, A.range(n), initializer=A.ones([n], D.bool_)) if n else \
+        A.zeros([0], D.bool_)
+    reported = M.logical_and(alive, R.reduce_any(M.greater(boxes, 0.0), 1))
+    rank = R.cumsum(M.cast(reported, D.int32), exclusive=True)
+    slot = M.logical_and(A.expand_dims(reported, 1),
+                         M.equal(A.expand_dims(rank, 1), A.range(max_output_size)))
+    picked = R.reduce_sum(M.cast(slot, D.int32) * A.expand_dims(order, 1), 0)
+    count = M.minimum(R.reduce_sum(M.cast(reported, D.int32)), max_output_size)
+    return picked, count
+
+
+@tf_export("image.non_max_suppression_padded")
+def non_max_suppression_padded(boxes, scores, max_output_size, iou_threshold=0.5,
+                               score_threshold=float("-inf"), pad_to_max_output_size=False,
+                               name=None, sorted_input=False, canonicalized_coordinates=False,
+                               tile_size=512):
+    """Greedy suppression over boxes [..., n, 4] by scores [..., n], as TF's padded
+    algorithm: boxes scoring at most score_threshold are zeroed, corner order is taken from
+    the first box, suppression at IoU >= iou_threshold. Returns the kept indices padded with
+    zeros to max_output_size (with pad_to_max_output_size; required for batches, else cut to
+    the count) and the count of valid ones."""
+    b = M.cast(convert_to_tensor(boxes), D.float32)
+    s = M.cast(convert_to_tensor(scores), D.float32)
+    if not pad_to_max_output_size and b.shape.rank is not None and b.shape.rank > 2:
+        raise ValueError(f"'pad_to_max_output_size' (value {pad_to_max_output_size}) must be "
+                         f"True for batched input")
+    dims = b.shape.as_list() if b.shape.rank is not None else None
+    if dims is None or None in dims:
+        raise ValueError(f"non_max_suppression_padded: flowjit needs the boxes' shape known "
+                         f"while tracing, got {b.shape}")
+    count = _count(max_output_size, "max_output_size")
+    n, outer = dims[-2], dims[:-2]
+    b, s = A.reshape(b, [-1, n, 4]), A.reshape(s, [-1, n])
+    if score_threshold != float("-inf"):
+        keep = M.cast(M.greater(s, score_threshold), D.float32)
+        s, b = s * keep, b * A.expand_dims(keep, 2)
+    if not canonicalized_coordinates and n:
+        # TF orders every box's corners as the first box's are ordered
+        swap_y = M.greater(b[0, 0, 0], b[0, 0, 2])
+        swap_x = M.greater(b[0, 0, 1], b[0, 0, 3])
+        y0, y1 = M.where(swap_y, b[..., 2], b[..., 0]), M.where(swap_y, b[..., 0], b[..., 2])
+        x0, x1 = M.where(swap_x, b[..., 3], b[..., 1]), M.where(swap_x, b[..., 1], b[..., 3])
+        b = A.stack([y0, x0, y1, x1], 2)
+    if sorted_input:
+        order = A.broadcast_to(A.range(n), A.shape(s))
+    else:
+        order = A.argsort(s, axis=1, direction="DESCENDING", stable=True)
+        b = A.gather(b, order, axis=1, batch_dims=1)
+    rows = [_padded_selection(b[i], order[i], float(iou_threshold), count)
+            for i in range(b.shape[0])]
+    picked = A.reshape(A.stack([r[0] for r in rows]) if rows else A.zeros([0, count], D.int32),
+                       outer + [count])
+    valid = A.reshape(A.stack([r[1] for r in rows]) if rows else A.zeros([0], D.int32), outer)
+    if not pad_to_max_output_size:
+        picked = picked[:valid]
+    return picked, valid
 
 
 # TF's colors for boxes when `colors` is empty: RGBA rows, used cyclically.

@@ -189,14 +189,14 @@ def _approx_k(operand, k, reduction_dimension, largest):
     return values, indices
 
 
-@tf_export("math.approx_max_k")
+@tf_export("math.approx_max_k", "nn.approx_max_k")
 def approx_max_k(operand, k, reduction_dimension=-1, recall_target=0.95,
                  reduction_input_size_override=-1, aggregate_to_topk=True, name=None):
     """The k largest values along `reduction_dimension` and their indices."""
     return _approx_k(operand, k, reduction_dimension, True)
 
 
-@tf_export("math.approx_min_k")
+@tf_export("math.approx_min_k", "nn.approx_min_k")
 def approx_min_k(operand, k, reduction_dimension=-1, recall_target=0.95,
                  reduction_input_size_override=-1, aggregate_to_topk=True, name=None):
     """The k smallest values along `reduction_dimension` and their indices."""

@@ -1,6 +1,7 @@
 """`tf.nn` functions that TF composes from other ops: crelu, Poisson and weighted
 cross-entropy losses, the moments family (sufficient statistics, normalize_moments,
-weighted_moments), the distribution-aware loss scaling, space/depth rearrangements and conv1d."""
+weighted_moments), the distribution-aware loss scaling, space/depth rearrangements, conv1d and
+zero_fraction."""
 from __future__ import annotations
 
 import math
@@ -281,3 +282,13 @@ def local_response_normalization(input, depth_radius=5, bias=1, alpha=1, beta=0.
     window = M.add_n([squares[..., i:i + channels] for i in range(2 * r + 1)])
     return x * M.pow(M.cast(bias, x.dtype) + M.cast(alpha, x.dtype) * window,
                      M.cast(-beta, x.dtype))
+
+
+@tf_export("nn.zero_fraction")
+def zero_fraction(value, name=None):
+    """The fraction of `value`'s elements equal to zero, as a float32 scalar (NaN when empty)."""
+    x = convert_to_tensor(value)
+    zero = A.zeros([], x.dtype)
+    total = A.size(x, out_type=D.int64)
+    nonzero = R.reduce_sum(M.cast(M.not_equal(x, zero), D.int64))
+    return M.truediv(M.cast(total - nonzero, D.float32), M.cast(total, D.float32))

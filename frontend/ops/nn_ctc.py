@@ -6,7 +6,11 @@ TF's hand-written one.
 
 Log zero is a large finite negative number rather than -inf, so a sum of impossible paths
 stays finite and its gradient 0 instead of NaN; a sequence no alignment can produce (more
-labels than frames allow) costs inf."""
+labels than frames allow) costs inf.
+
+Also the label helpers TF composes alongside: `collapse_repeated` (its result's width is the
+longest collapsed row: eagerly and on the graph executor) and `ctc_unique_labels` (a
+row-wise unique of static size, so XLA compiles it too)."""
 from __future__ import annotations
 
 from ...ir import dtypes as D
@@ -16,6 +20,7 @@ from ..export import tf_export
 from . import array as A
 from . import math as M
 from . import reduce as R
+from .array_composites import sequence_mask
 from .linalg import matmul
 from .nn import _dims, log_softmax
 
@@ -87,3 +92,45 @@ def ctc_loss(labels, logits, label_length, logit_length, logits_time_major=True,
     log_likelihood = R.reduce_logsumexp(M.where(final, alpha, zero), axis=1)
     impossible = M.less(log_likelihood, M.cast(_LOG_ZERO / 2, log_likelihood.dtype))
     return M.where(impossible, A.fill(A.shape(log_likelihood), float("inf")), -log_likelihood)
+
+
+@tf_export("nn.collapse_repeated")
+def collapse_repeated(labels, seq_length, name=None):
+    """Each row of `labels` [batch, max_len] with runs of one label merged, within its
+    `seq_length`: the collapsed rows left-aligned and zero-padded to the longest, and their
+    lengths (of `seq_length`'s dtype)."""
+    labels = convert_to_tensor(labels)
+    seq_length = convert_to_tensor(seq_length)
+    first = A.ones_like(labels[:, :1], dtype=D.bool_)
+    changed = A.concat([first, M.not_equal(labels[:, 1:], labels[:, :-1])], 1)
+    keep = M.logical_and(changed, sequence_mask(seq_length, maxlen=A.shape(labels)[1]))
+    new_length = R.reduce_sum(M.cast(keep, D.int32), 1)
+    # collapsed[b, k] = the label kept k-th in row b (zero past the row's kept labels)
+    slot = R.cumsum(M.cast(keep, D.int32), 1, exclusive=True)
+    width = A.shape(labels)[1]
+    lands = M.logical_and(M.equal(A.expand_dims(slot, 2), A.range(width)),
+                          A.expand_dims(keep, 2))                              # [b, i, k]
+    collapsed = R.reduce_sum(M.where(lands, A.expand_dims(labels, 2), A.zeros_like(
+        A.expand_dims(labels, 2))), 1)
+    used = M.less(A.range(width), R.reduce_max(A.concat([new_length, [0]], 0)))
+    return (A.boolean_mask(collapsed, used, axis=1),
+            M.cast(new_length, seq_length.dtype))
+
+
+@tf_export("nn.ctc_unique_labels")
+def ctc_unique_labels(labels, name=None):
+    """Per row of `labels` [batch, max_len]: its distinct labels in order of first
+    appearance, zero-padded to max_len (int64), and each label's index among them (int32)."""
+    labels = convert_to_tensor(labels)
+    width = A.shape(labels)[1]
+    same = M.equal(A.expand_dims(labels, 2), A.expand_dims(labels, 1))      # [b, i, j]
+    ahead = M.less(A.expand_dims(A.range(width), 1), A.range(width))           # i < j
+    is_first = M.logical_not(R.reduce_any(M.logical_and(same, A.transpose(ahead)), 2))
+    rank = R.cumsum(M.cast(is_first, D.int32), 1, exclusive=True)              # [b, i]
+    first_of = R.argmax(M.cast(same, D.int32), 2, output_type=D.int32)        # [b, i]
+    index = A.gather(rank, first_of, batch_dims=1)
+    # unique[b, k] = the first occurrence whose rank is k
+    at_rank = M.logical_and(M.equal(A.expand_dims(rank, 2), A.range(width)),
+                            A.expand_dims(is_first, 2))                        # [b, i, k]
+    picked = M.cast(at_rank, D.int64) * A.expand_dims(M.cast(labels, D.int64), 2)
+    return R.reduce_sum(picked, 1), index

@@ -18,7 +18,7 @@ def _unary(opname, doc):
     return runs(opname)(fn)
 
 
-@tf_export("math.softsign")
+@tf_export("math.softsign", "nn.softsign")
 @runs("softsign")
 def softsign(features, name=None):
     """features / (1 + |features|) elementwise."""

@@ -1,13 +1,22 @@
-"""`tf.strings`' text functions: regex_replace, the hash buckets, unicode_split and ngrams.
+"""`tf.strings`' text functions: regex_replace, the hash buckets, unicode_split, ngrams and
+unicode_script (a lookup in the ICU script runs of unicode_script_table.py, so it also
+compiles under XLA).
 
 unicode_split of a vector returns a list of 1-D tensors, one per string, as `strings.split`
 does (TF: a RaggedTensor); ngrams takes dense data, whose rows all give the same number of
 n-grams (TF's dense case), built from slices joined by `strings.join`."""
 from __future__ import annotations
 
+import numpy as np
+
+from ...ir import dtypes as D
+from ...ir.errors import InvalidArgumentError
 from ..eager.dispatch import apply, convert_to_tensor
 from ..export import runs, tf_export
 from . import array as A
+from . import math as M
+from .counting import searchsorted
+from .unicode_script_table import RUN_SCRIPTS, RUN_STARTS
 from .strings import _string, join, length, substr
 
 
@@ -141,6 +150,36 @@ def unicode_decode(input, input_encoding, errors="replace", replacement_char=655
         "replace_control_characters": bool(replace_control_characters)})
 
 
+@tf_export("strings.unicode_decode_with_offsets")
+@runs("unicode_decode_with_offsets")
+def unicode_decode_with_offsets(input, input_encoding, errors="replace",  # noqa: A002
+                                replacement_char=65533, replace_control_characters=False,
+                                name=None):
+    """A scalar's code points (int32) and the byte offset of each in the string (int64); a
+    vector gives a list of each."""
+    attrs = {"input_encoding": input_encoding, "errors": errors,
+             "replacement_char": int(replacement_char),
+             "replace_control_characters": bool(replace_control_characters)}
+    pairs = _per_string("unicode_decode_with_offsets", _string(input), attrs)
+    return tuple(pairs) if isinstance(pairs, tuple) else \
+        ([p[0] for p in pairs], [p[1] for p in pairs])
+
+
+@tf_export("strings.unicode_split_with_offsets")
+def unicode_split_with_offsets(input, input_encoding, errors="replace",  # noqa: A002
+                               replacement_char=65533, name=None):
+    """A scalar's characters (each encoded as the input) and their byte offsets, as TF
+    composes them: the decoded code points encoded one by one; a vector gives lists."""
+    points, offsets = unicode_decode_with_offsets(input, input_encoding, errors,
+                                                  replacement_char)
+
+    def chars(p):
+        return unicode_encode(A.expand_dims(p, 1), input_encoding, errors, replacement_char)
+    if isinstance(points, list):
+        return [chars(p) for p in points], offsets
+    return chars(points), offsets
+
+
 @tf_export("strings.unicode_encode")
 @runs("unicode_encode")
 def unicode_encode(input, output_encoding, errors="replace", replacement_char=65533,  # noqa: A002
@@ -183,3 +222,19 @@ def bytes_split(input, name=None):  # noqa: A002
         return [bytes_split(s) for s in A.unstack(x)]
     positions = A.range(length(x))
     return substr(A.fill(A.shape(positions), x), positions, 1)
+
+
+@tf_export("strings.unicode_script")
+def unicode_script(input, name=None):  # noqa: A002
+    """The ICU script code (UScriptCode) of each int32 code point: 25 Latin, 17 Han, 0 Common,
+    103 Unknown (unassigned code points and surrogates), -1 for a value outside Unicode."""
+    x = convert_to_tensor(input)
+    if x.dtype != D.int32:
+        raise InvalidArgumentError(
+            None, "UnicodeScript", f"cannot compute UnicodeScript as input #0(zero-based) was "
+            f"expected to be a int32 tensor but is a {x.dtype.name} tensor")
+    flat = A.reshape(x, [-1])
+    run = searchsorted(np.asarray(RUN_STARTS, np.int32), flat, side="right") - 1
+    script = A.gather(np.asarray(RUN_SCRIPTS, np.int32), M.maximum(run, 0))
+    inside = M.logical_and(M.greater_equal(flat, 0), M.less_equal(flat, 0x10FFFF))
+    return A.reshape(M.where(inside, script, A.fill(A.shape(script), -1)), A.shape(x))

@@ -90,6 +90,19 @@ def _unicode_decode(types, attrs):
     return TT(D.int32, (None,))
 
 
+@op("unicode_decode_with_offsets", ("input",),
+    attrs=(("input_encoding", "str"),) + _CODEC_ATTRS, differentiable=False)
+def _unicode_decode_with_offsets(types, attrs):
+    """One string's code points (int32) and the byte offset where each starts in the input
+    (int64): vectors whose length depends on the data."""
+    check_string(types[0], 0, "UnicodeDecodeWithOffsets")
+    _check_codec(attrs, "input_encoding", "input")
+    if types[0].shape is not None and types[0].shape != ():
+        raise InferenceError(f"unicode_decode_with_offsets takes a scalar, got shape "
+                             f"{list(types[0].shape)}")
+    return TT(D.int32, (None,)), TT(D.int64, (None,))
+
+
 @op("unicode_encode", ("input",), attrs=(("output_encoding", "str"),) + _CODEC_ATTRS[:2],
     differentiable=False)
 def _unicode_encode(types, attrs):

@@ -53,12 +53,17 @@ def bincount(arr, weights, minlength, maxlength, per_row, binary_output):
 
 @kernel("searchsorted")
 def searchsorted(sorted_sequence, values, side, out_type):
-    seq = sorted_sequence.reshape(-1, sorted_sequence.shape[-1])
-    vals = values.reshape(-1, values.shape[-1])
+    seq = _rows(sorted_sequence)
+    vals = _rows(values)
     if seq.shape[0] != vals.shape[0]:
         raise InvalidArgumentError(None, "searchsorted", "Leading dim_size of both tensors "
                                                          "must match.")
     return _binary_search(seq, vals, side == "right").reshape(values.shape).astype(out_type.np)
+
+
+def _rows(a):
+    """`a` as a matrix of its last dim (NumPy cannot infer a -1 dim beside a 0 one)."""
+    return a.reshape(int(np.prod(a.shape[:-1], dtype=np.int64)), a.shape[-1])
 
 
 def _binary_search(seq, vals, right: bool):

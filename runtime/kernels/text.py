@@ -328,6 +328,45 @@ def unicode_decode(x, input_encoding, errors="replace", replacement_char=0xFFFD,
                                      "unicode_decode"), np.int32)
 
 
+def _decoded_pieces(data: bytes, codec: str):
+    """(text, None) for each valid run of `data` and (None, (start, end)) for each byte span
+    that does not decode, in order: Python's spans, one per replacement character."""
+    position = 0
+    while position < len(data):
+        try:
+            yield data[position:].decode(codec), None
+            return
+        except UnicodeDecodeError as e:
+            if e.start:
+                yield data[position:position + e.start].decode(codec), None
+            yield None, (position + e.start, position + e.end)
+            position += e.end
+
+
+@kernel("unicode_decode_with_offsets")
+def unicode_decode_with_offsets(x, input_encoding, errors="replace", replacement_char=0xFFFD,
+                                replace_control_characters=False):
+    codec = _CODECS[input_encoding]
+    points, offsets, position = [], [], 0
+    for text, bad in _decoded_pieces(np.asarray(x).item(), codec):
+        if bad is not None:
+            if errors == "strict":
+                raise InvalidArgumentError(None, "unicode_decode_with_offsets",
+                                           "Invalid formatting on input string")
+            if errors == "replace":
+                points.append(replacement_char)
+                offsets.append(bad[0])
+            position = bad[1]
+            continue
+        for ch in text:
+            point = ord(ch)
+            points.append(replacement_char if replace_control_characters and point < 0x20
+                          else point)
+            offsets.append(position)
+            position += len(ch.encode(codec))
+    return np.asarray(points, np.int32), np.asarray(offsets, np.int64)
+
+
 @kernel("unicode_encode")
 def unicode_encode(x, output_encoding, errors="replace", replacement_char=0xFFFD):
     rows = np.asarray(x)

@@ -1,0 +1,221 @@
+"""Scenarios of TF's top-level non-op names (enums, DeviceSpec, gradient registration,
+conversion functions, creator scopes, type specs), written once against a `tf` module:
+`tools/record_tf_top_level.py` runs them under TF 2.21 into tests/data/tf_top_level.json and
+tests/frontend/test_top_level_names.py runs them under flowjit. Each scenario returns plain
+data (or raises: its class and text are the outcome)."""
+
+
+def _enums(tf):
+    return {"aggregation": [(m.name, m.value) for m in tf.VariableAggregation],
+            "synchronization": [(m.name, m.value) for m in tf.VariableSynchronization],
+            "repr": [repr(tf.VariableAggregation.SUM), str(tf.VariableSynchronization.ON_READ)],
+            "by_value": str(tf.VariableAggregation(2)),
+            "by_name": str(tf.VariableSynchronization["ON_WRITE"]),
+            "methods": [tf.AggregationMethod.ADD_N, tf.AggregationMethod.DEFAULT,
+                        tf.AggregationMethod.EXPERIMENTAL_TREE,
+                        tf.AggregationMethod.EXPERIMENTAL_ACCUMULATE_N]}
+
+
+def _variable_policies(tf):
+    out = []
+    for sync, agg, trainable in [(None, None, None), ("ON_READ", "SUM", None),
+                                 ("ON_READ", "MEAN", True), ("ON_WRITE", None, False),
+                                 ("NONE", "ONLY_FIRST_REPLICA", None)]:
+        v = tf.Variable(1.0, trainable=trainable,
+                        synchronization=sync and tf.VariableSynchronization[sync],
+                        aggregation=agg and tf.VariableAggregation[agg])
+        out.append([v.synchronization.name, v.aggregation.name, v.trainable])
+    return out
+
+
+def _bad_aggregation(tf):
+    return tf.Variable(1.0, aggregation="sum").aggregation.name
+
+
+def _bad_synchronization(tf):
+    return tf.Variable(1.0, synchronization=3, name="v").synchronization.name
+
+
+def _aggregation_methods(tf):
+    out = []
+    for method in (None, tf.AggregationMethod.ADD_N, tf.AggregationMethod.EXPERIMENTAL_TREE,
+                   tf.AggregationMethod.EXPERIMENTAL_ACCUMULATE_N):
+        @tf.function
+        def grad(x, method=method):
+            y = x * x + 3.0 * x + tf.sin(x)
+            return tf.gradients(y, x, aggregation_method=method)[0]
+        out.append(float(grad(tf.constant(0.5))))
+    return out
+
+
+def _bad_aggregation_method(tf):
+    @tf.function
+    def grad(x):
+        return tf.gradients(x * x, x, aggregation_method=7)
+    try:
+        grad(tf.constant(1.0))
+    except ValueError as e:   # TF's text adds the user's code before its own line
+        return [line.strip() for line in str(e).splitlines()
+                if "aggregation_method" in line and "ValueError" in line]
+
+
+def _device_specs(tf):
+    d = tf.DeviceSpec
+    strings = ["/job:ps/replica:0/task:1/device:GPU:2", "/cpu:0", "/device:CPU:*",
+               "/job:w/task:3", "", "/GPU:1", "gpu:0", "/device:TPU_SYSTEM:0", "/replica:2",
+               "/job:a/job:b", "/device:cpu:1", "CPU", "/job:ps/gpu:*"]
+    parsed = [[s.to_string(), s.job, s.replica, s.task, s.device_type, s.device_index]
+              for s in map(d.from_string, strings)]
+    full = d(job="ps", replica=0, task=1, device_type="cpu", device_index=2)
+    a, b = d.from_string("/job:ps/cpu:0"), d.from_string("/task:2/device:GPU:1")
+    return {"parsed": parsed, "repr": [repr(full), str(full)],
+            "replace": full.replace(job="w", device_index=None).to_string(),
+            "merged": [a.make_merged_spec(b).to_string(), b.make_merged_spec(a).to_string()],
+            "parse_from_string": d.from_string("/job:ps").parse_from_string("/task:1").to_string(),
+            "eq": [a == d.from_string("/job:ps/device:CPU:0"), a == "/job:ps/cpu:0", a == b,
+                   hash(a) == hash(d.from_string("/job:ps/device:CPU:0"))],
+            "coerced": [d(job=3).to_string(), d(task="3").to_string(),
+                        d(device_index="1").to_string(), d(device_type="gpu").to_string(),
+                        d(replica=-1).to_string()]}
+
+
+def _device_spec_in_scope(tf):
+    with tf.device(tf.DeviceSpec(device_type="CPU", device_index=0)):
+        return float(tf.constant(2.0) * 2)
+
+
+def _device_spec_errors(tf):
+    out = []
+    for spec in ["/task:x", "/foo:1", "/device:CPU", "/device:GPU:1/CPU:0"]:
+        try:
+            tf.DeviceSpec.from_string(spec)
+        except ValueError as e:
+            out.append(str(e))
+    return out
+
+
+def _device_spec_replace_unknown(tf):
+    return tf.DeviceSpec().replace(foo=1)
+
+
+def _device_spec_immutable(tf):
+    tf.DeviceSpec(job="a").job = "b"
+
+
+def _register_gradient(tf):
+    @tf.RegisterGradient("FlowjitTestNoSuchOp")
+    def _grad(op, grad):
+        return grad
+    out = [callable(_grad)]
+    for op_type in ("FlowjitTestNoSuchOp", 3):
+        try:
+            tf.RegisterGradient(op_type)(_grad)
+        except (KeyError, TypeError) as e:
+            out.append([type(e).__name__, str(e).split(" (Previous")[0]])
+    for op_type in (3, "FlowjitTestNoSuchOp"):
+        try:
+            tf.no_gradient(op_type)
+        except (KeyError, TypeError) as e:
+            out.append([type(e).__name__, str(e).split(" (Previous")[0]])
+    out.append(tf.no_gradient("FlowjitTestNoSuchOp2"))
+    return out
+
+
+class _Point:
+    def __init__(self, values):
+        self.values = values
+
+
+class _Odd:
+    pass
+
+
+class _Wrong:
+    pass
+
+
+def _conversion_functions(tf):
+    calls = []
+
+    def to_tensor(value, dtype=None, name=None, as_ref=False):
+        calls.append([None if dtype is None else dtype.name, as_ref])
+        return tf.constant(value.values, dtype=dtype)
+    tf.register_tensor_conversion_function(_Point, to_tensor)
+    tf.register_tensor_conversion_function(
+        _Odd, lambda value, dtype=None, name=None, as_ref=False: 5)
+    tf.register_tensor_conversion_function(
+        _Odd, lambda value, dtype=None, name=None, as_ref=False: NotImplemented, priority=10)
+    tf.register_tensor_conversion_function(
+        _Wrong, lambda value, dtype=None, name=None, as_ref=False: tf.constant(1))
+    p = _Point([1.0, 2.0])
+    out = {"convert": tf.convert_to_tensor(p).numpy().tolist(),
+           "float64": tf.convert_to_tensor(p, dtype=tf.float64).dtype.name,
+           "add": tf.add(p, 1.0).numpy().tolist(), "radd": (tf.constant(1.0) + p).numpy().tolist(),
+           "traced": tf.function(lambda x: x * tf.reduce_sum(p))(tf.constant(2.0)).numpy().tolist(),
+           "calls": calls[:2]}
+    errors = []
+    for value, dtype in ((_Odd(), None), (_Wrong(), tf.float32)):
+        try:
+            tf.convert_to_tensor(value, dtype=dtype)
+        except RuntimeError as e:   # the text names the function's repr; keep what follows
+            errors.append(str(e).split(">", 1)[0][:36] + str(e).split("returned", 1)[1])
+    out["errors"] = errors
+    return out
+
+
+def _conversion_refusals(tf):
+    import numpy as np
+    out = []
+    for base, fn in ((int, len), (np.ndarray, len), ("x", len), ((_Point,), 3)):
+        try:
+            tf.register_tensor_conversion_function(base, fn)
+        except TypeError as e:
+            out.append(str(e))
+    return out
+
+
+def _creator_scopes(tf):
+    seen = []
+
+    def outer(next_creator, **kwargs):
+        seen.append(["outer", kwargs["name"]])
+        return next_creator(**kwargs)
+
+    def inner(next_creator, **kwargs):
+        seen.append(["inner", sorted(kwargs)])
+        kwargs["initial_value"] = 7.0
+        kwargs["trainable"] = False
+        return next_creator(**kwargs)
+    with tf.variable_creator_scope(outer):
+        with tf.variable_creator_scope(inner):
+            v = tf.Variable(1.0, name="vv")
+        w = tf.Variable(2.0, name="ww")
+    with tf.variable_creator_scope(lambda next_creator, **kwargs: "not a variable"):
+        other = tf.Variable(1.0)
+    u = tf.Variable(3.0)
+    return [seen, float(v.numpy()), v.name, v.trainable, float(w.numpy()), other,
+            float(u.numpy())]
+
+
+SCENARIOS = {f.__name__[1:]: f for f in (
+    _enums, _variable_policies, _bad_aggregation, _bad_synchronization, _aggregation_methods,
+    _bad_aggregation_method, _device_specs, _device_spec_in_scope, _device_spec_errors,
+    _device_spec_replace_unknown, _device_spec_immutable, _register_gradient,
+    _conversion_functions, _conversion_refusals, _creator_scopes)}
+
+
+def outcome(fn, tf):
+    """What `fn(tf)` returned (as JSON data: tuples become lists) or raised."""
+    try:
+        value = fn(tf)
+    except Exception as e:  # noqa: BLE001 - the class and text are the outcome
+        return {"error": type(e).__name__, "message": str(e)}
+    return {"value": _plain(value)}
+
+
+def _plain(v):
+    if isinstance(v, (list, tuple)):
+        return [_plain(x) for x in v]
+    if isinstance(v, dict):
+        return {k: _plain(x) for k, x in v.items()}
+    return v

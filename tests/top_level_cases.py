@@ -197,11 +197,95 @@ def _creator_scopes(tf):
             float(u.numpy())]
 
 
+class _Opaque:
+    def __repr__(self):
+        return "<opaque>"
+
+
+def _type_specs_of_values(tf):
+    import numpy as np
+    values = [tf.constant([1, 2]), np.array([1.0, 2.0]), 3, 2.5, [1, 2], "s", None,
+              tf.Variable(1.0), tf.SparseTensor([[0]], [1.0], [3]),
+              tf.ragged.constant([[1], [2, 3]]), tf.data.Dataset.range(3),
+              tf.TensorArray(tf.float32, size=2),
+              tf.TensorArray(tf.int32, size=3, element_shape=[2]),
+              tf.experimental.Optional.from_value(1.0), {"a": 1}, _Opaque()]
+    out = []
+    for v in values:
+        try:
+            out.append(repr(tf.type_spec_from_value(v)))
+        except TypeError as e:
+            out.append(["TypeError", str(e)])
+    return out
+
+
+def _type_spec_classes(tf):
+    specs = [tf.TensorSpec([1]), tf.SparseTensorSpec([2], tf.float32),
+             tf.RaggedTensorSpec([2, None], tf.int32), tf.NoneTensorSpec(),
+             tf.OptionalSpec(tf.TensorSpec([])), tf.TensorArraySpec(),
+             tf.type_spec_from_value(tf.data.Dataset.range(2))]
+    # value_type's class names of Optional and datasets are TF's private ones
+    return [[isinstance(s, tf.TypeSpec), s.value_type.__name__ if i < 4 else None]
+            for i, s in enumerate(specs)]
+
+
+def _type_spec_is_abstract(tf):
+    try:
+        tf.TypeSpec()
+    except TypeError as e:   # TF lists its internal abstract methods after this
+        return str(e).split(" with ")[0]
+
+
+def _none_tensor_spec(tf):
+    n = tf.NoneTensorSpec()
+    f = tf.function(lambda x=None: tf.constant(1.0) if x is None else x)
+    return [repr(n), n == tf.NoneTensorSpec(), hash(n) == hash(tf.NoneTensorSpec()),
+            n == tf.TensorSpec([]), n.is_compatible_with(None),
+            n.is_compatible_with(tf.NoneTensorSpec()), n.is_compatible_with(tf.TensorSpec([1])),
+            repr(n.most_specific_common_supertype([tf.NoneTensorSpec()])),
+            n.most_specific_common_supertype([tf.TensorSpec([])]),
+            float(f.get_concrete_function(n)(None))]
+
+
+def _optional_spec(tf):
+    o = tf.OptionalSpec(tf.TensorSpec([2], tf.int32))
+    ints = tf.experimental.Optional.from_value(tf.constant([1, 2]))
+    floats = tf.experimental.Optional.from_value(tf.constant([1.0, 2.0]))
+    return [repr(o), o == tf.OptionalSpec(tf.TensorSpec([2], tf.int32)),
+            o == tf.OptionalSpec(tf.TensorSpec([3], tf.int32)),
+            o.is_compatible_with(ints), o.is_compatible_with(floats),
+            repr(tf.OptionalSpec.from_value(ints)),
+            repr(tf.OptionalSpec.from_value(
+                tf.experimental.Optional.empty(tf.TensorSpec([None], tf.float32)))),
+            o.value_type is type(ints)]
+
+
+def _tensor_array_spec(tf):
+    t = tf.TensorArraySpec([2], tf.float32)
+    return [repr(t), repr(tf.TensorArraySpec()),
+            repr(tf.TensorArraySpec(None, tf.int64, True, False)),
+            t == tf.TensorArraySpec([2], tf.float32, dynamic_size=False, infer_shape=True),
+            t == tf.TensorArraySpec([3]),
+            t.is_compatible_with(tf.TensorArray(tf.float32, size=3, element_shape=[2])),
+            t.is_compatible_with(tf.TensorArray(tf.float32, size=3, element_shape=[None])),
+            t.is_compatible_with(tf.TensorArray(tf.float32, size=3, dynamic_size=True)),
+            t.is_compatible_with(tf.TensorArraySpec([2], tf.int32)),
+            repr(tf.TensorArraySpec.from_value(tf.TensorArray(tf.int32, size=0,
+                                                              dynamic_size=True))),
+            t.value_type is tf.TensorArray]
+
+
+def _tensor_array_spec_from_non_array(tf):
+    return tf.TensorArraySpec.from_value(3)
+
+
 SCENARIOS = {f.__name__[1:]: f for f in (
     _enums, _variable_policies, _bad_aggregation, _bad_synchronization, _aggregation_methods,
     _bad_aggregation_method, _device_specs, _device_spec_in_scope, _device_spec_errors,
     _device_spec_replace_unknown, _device_spec_immutable, _register_gradient,
-    _conversion_functions, _conversion_refusals, _creator_scopes)}
+    _conversion_functions, _conversion_refusals, _creator_scopes, _type_specs_of_values,
+    _type_spec_classes, _type_spec_is_abstract, _none_tensor_spec, _optional_spec,
+    _tensor_array_spec, _tensor_array_spec_from_non_array)}
 
 
 def outcome(fn, tf):

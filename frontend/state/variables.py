@@ -15,6 +15,7 @@ from ...runtime.resources import ResourceHandle
 from ..eager import dispatch
 from ..function.context import context
 from ..export import runs, tf_export
+from ..function.type_spec import TypeSpec
 from . import variable_creator, variable_policy
 from ..eager.tensor import Reference, Tensor
 from ..composite.indexed_slices import IndexedSlices
@@ -84,6 +85,10 @@ class Variable(metaclass=variable_creator.CreatorScopedClass):
     @property
     def trainable(self) -> bool:
         return self._trainable
+
+    @property
+    def _type_spec(self) -> "VariableSpec":
+        return VariableSpec(self._shape, self._dtype, self._trainable)
 
     @property
     def synchronization(self) -> variable_policy.VariableSynchronization:
@@ -243,6 +248,30 @@ class Variable(metaclass=variable_creator.CreatorScopedClass):
     def __deepcopy__(self, memo):
         return Variable(self._value, trainable=self._trainable, name=self._name[:-2],
                         synchronization=self._synchronization, aggregation=self._aggregation)
+
+
+class VariableSpec(TypeSpec):
+    """TF's `VariableSpec`: the spec `tf.type_spec_from_value` gives for a variable."""
+
+    __slots__ = ("shape", "dtype", "trainable", "alias_id")
+    value_type = property(lambda self: Variable)
+
+    def __init__(self, shape, dtype=D.float32, trainable=True, alias_id=None):
+        self.shape, self.dtype = as_shape(shape), D.as_dtype(dtype)
+        self.trainable, self.alias_id = trainable, alias_id
+
+    def _fields(self) -> tuple:
+        return (self.shape, self.dtype, self.trainable, self.alias_id)
+
+    def __eq__(self, other):
+        return type(other) is VariableSpec and self._fields() == other._fields()
+
+    def __hash__(self):
+        return hash(self._fields())
+
+    def __repr__(self):
+        return (f"VariableSpec(shape={self.shape}, dtype={self.dtype!r}, "
+                f"trainable={self.trainable}, alias_id={self.alias_id})")
 
 
 def _np_repr(t: Tensor) -> str:

@@ -44,3 +44,27 @@ def test_registered_gradient_and_no_gradient_are_used():
         tape.watch(x)
         y = stop(x) + x
     assert tape.gradient(y, x).numpy().tolist() == [1.0, 1.0, 1.0]
+
+
+def test_timestamp_reads_the_clock_when_the_op_runs():
+    """Eagerly and on every call of a tf.function (a stateful host call); under XLA it is
+    refused, as TF has no XLA kernel for Timestamp."""
+    import time
+    before = time.time()
+    now = tf.timestamp()
+    assert now.dtype == tf.float64 and now.shape == [] and before <= float(now) <= time.time()
+    read = tf.function(lambda: tf.timestamp())
+    first = float(read())
+    time.sleep(0.02)
+    assert float(read()) - first >= 0.02
+    with pytest.raises(tf.errors.InvalidArgumentError):
+        tf.function(lambda: tf.timestamp(), jit_compile=True)()
+
+
+def test_approx_top_k_min_matches_approx_min_k():
+    """TF's CPU has no kernel for is_max_k=False (the oracle records only the max); it is
+    approx_min_k's answer, ties by lower index."""
+    x = tf.constant([[1.0, 5.0, 3.0, 5.0], [2.0, 0.0, -1.0, 4.0]])
+    values, indices = tf.approx_top_k(x, 2, reduction_dimension=0, is_max_k=False)
+    assert values.numpy().tolist() == [[1.0, 0.0, -1.0, 4.0], [2.0, 5.0, 3.0, 5.0]]
+    assert indices.numpy().tolist() == [[0, 1, 1, 1], [1, 0, 0, 0]]

@@ -1,7 +1,8 @@
 """TF-oracle cases for the top-level tf names of the breadth work (format:
 tests/oracle/spec.py): space_to_batch and its inverse (paddings, crops, trailing dims,
 their errors), dynamic_partition and dynamic_stitch (empty partitions, repeated and missing
-indices, their errors)."""
+indices, their errors), approx_top_k (ties, -inf; TF's CPU has a kernel for the max only),
+check_pinned's refusal on a build without CUDA."""
 from oracle.spec import T, case
 
 
@@ -57,4 +58,8 @@ CASES = [
     case("dynamic_stitch", [[]], [T([], "float32")]),
     case("dynamic_stitch", [[0, -1]], [T([1., 2.])]),
     case("dynamic_stitch", [[0, 1]], [T([1., 2., 3.])]),
+    case("approx_top_k", T([[1., 5., 3., 5.], [2., "-inf", -1., 4.]]), 2, grad=(0,)),
+    case("approx_top_k", T([2., 7., 2., "-inf", 2., 0.]), 3, grad=(0,)),
+    case("approx_top_k", T([[1., 5., 3., 5.]]), 5),
+    case("check_pinned", T([1., 2.])),
 ]

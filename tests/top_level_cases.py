@@ -297,13 +297,57 @@ def _dynamic_stitch_gradients(tf):
     return [[t.numpy().tolist() for t in run] for run in (eager, traced, compiled)]
 
 
+# (strides, padding, explicit paddings, dilations, out_backprop shape) of conv2d gradients:
+# TF 2.21 has no CPU kernel for conv2d_backprop_input_v2/filter_v2, so TF's tape gradients of
+# nn.conv2d are recorded and flowjit's v2 functions are checked against them.
+CONV2D_GRADIENTS = [([1, 1, 1, 1], "VALID", [], [1, 1, 1, 1], [2, 4, 4, 3]),
+                    ([1, 2, 2, 1], "SAME", [], [1, 1, 1, 1], [2, 3, 3, 3]),
+                    ([1, 1, 1, 1], "EXPLICIT", [0, 0, 1, 0, 0, 2, 0, 0], [1, 1, 1, 1],
+                     [2, 5, 6, 3]),
+                    ([1, 2, 1, 1], "VALID", [], [1, 1, 1, 1], [2, 2, 4, 3])]
+
+
+def conv2d_operands(tf):
+    x = tf.reshape(tf.range(2 * 5 * 5 * 2, dtype=tf.float32), [2, 5, 5, 2]) / 10 - 2
+    f = tf.reshape(tf.range(2 * 2 * 2 * 3, dtype=tf.float32), [2, 2, 2, 3]) / 7 - 1
+    return x, f
+
+
+def upstream(tf, shape):
+    n = 1
+    for d in shape:
+        n *= d
+    return tf.reshape(tf.cast(tf.range(n) % 5, tf.float32) - 2, shape)
+
+
+def _conv2d_gradients(tf):
+    x, f = conv2d_operands(tf)
+    out = []
+    for strides, padding, explicit, dilations, g_shape in CONV2D_GRADIENTS:
+        if padding == "EXPLICIT":
+            padding = [explicit[i:i + 2] for i in range(0, 8, 2)]
+        with tf.GradientTape(persistent=True) as tape:
+            tape.watch([x, f])
+            y = tf.nn.conv2d(x, f, strides, padding, dilations=dilations)
+        g = upstream(tf, g_shape)
+        out.append([y.shape.as_list(),
+                    tape.gradient(y, x, output_gradients=g).numpy().tolist(),
+                    tape.gradient(y, f, output_gradients=g).numpy().tolist()])
+    return out
+
+
 SCENARIOS = {f.__name__[1:]: f for f in (
     _enums, _variable_policies, _bad_aggregation, _bad_synchronization, _aggregation_methods,
     _bad_aggregation_method, _device_specs, _device_spec_in_scope, _device_spec_errors,
     _device_spec_replace_unknown, _device_spec_immutable, _register_gradient,
     _conversion_functions, _conversion_refusals, _creator_scopes, _type_specs_of_values,
     _type_spec_classes, _type_spec_is_abstract, _none_tensor_spec, _optional_spec,
-    _tensor_array_spec, _tensor_array_spec_from_non_array, _dynamic_stitch_gradients)}
+    _tensor_array_spec, _tensor_array_spec_from_non_array, _dynamic_stitch_gradients,
+    _conv2d_gradients)}
+
+
+# Scenarios whose float values the tests compare with a tolerance, not exactly.
+COMPARED_CLOSE = ("conv2d_gradients",)
 
 
 def outcome(fn, tf):

@@ -2,7 +2,9 @@
 tests/oracle/spec.py): space_to_batch and its inverse (paddings, crops, trailing dims,
 their errors), dynamic_partition and dynamic_stitch (empty partitions, repeated and missing
 indices, their errors), approx_top_k (ties, -inf; TF's CPU has a kernel for the max only),
-check_pinned's refusal on a build without CUDA."""
+check_pinned's refusal on a build without CUDA, tf.conv (2 and 3 spatial dims, two batch
+dims, explicit padding, dilations, TF's CPU refusals; values only: TF registers no gradient
+for Conv)."""
 from oracle.spec import T, case
 
 
@@ -62,4 +64,15 @@ CASES = [
     case("approx_top_k", T([2., 7., 2., "-inf", 2., 0.]), 3, grad=(0,)),
     case("approx_top_k", T([[1., 5., 3., 5.]]), 5),
     case("check_pinned", T([1., 2.])),
+    case("conv", ramp([2, 5, 5, 2]), ramp([2, 2, 2, 3]), [1, 1, 1, 1], "VALID"),
+    case("conv", ramp([2, 5, 5, 2]), ramp([3, 2, 2, 3]), [1, 2, 2, 1], "SAME"),
+    case("conv", ramp([1, 2, 5, 4, 2]), ramp([2, 2, 2, 1]), [1, 1, 2, 1], "EXPLICIT",
+         explicit_paddings=[0, 0, 1, 2, 0, 1, 0, 0], batch_dims=2),
+    case("conv", ramp([1, 4, 4, 3, 2]), ramp([2, 2, 2, 2, 2]), [1, 1, 2, 1, 1], "SAME"),
+    case("conv", ramp([1, 5, 5, 2]), ramp([2, 2, 2, 3]), [1, 1, 1, 1], "VALID",
+         dilations=[1, 2, 1, 1]),
+    case("conv", ramp([1, 4, 2]), ramp([2, 2, 3]), [1, 1, 1], "VALID"),
+    case("conv", ramp([1, 4, 4, 2]), ramp([2, 2, 1, 4]), [1, 1, 1, 1], "VALID", groups=2),
+    case("conv", ramp([1, 2, 4, 4]), ramp([2, 2, 2, 3]), [1, 1, 1, 1], "VALID",
+         data_format="CHANNELS_FIRST"),
 ]

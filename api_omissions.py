@@ -38,6 +38,9 @@ OMITTED = {
     "import_graph_def": _PROTO, "make_tensor_proto": _PROTO, "make_ndarray": _PROTO,
     "guarantee_const": "deprecated in TF (a no-op hint for TF1 graphs)",
     "nondifferentiable_batch_function": "TF Serving's request batching",
+    "Graph": "TF1 graph building: ops built under Graph().as_default() run only through "
+             "tf.compat.v1.Session, which flowjit omits; traced graphs are "
+             "ConcreteFunction.graph",
     **{f"image.{n}": _CODEC for n in (
         "decode_and_crop_jpeg", "decode_bmp", "decode_gif", "decode_image", "decode_jpeg",
         "decode_jxl", "decode_png", "decode_webp", "encode_jpeg", "encode_png",

@@ -297,6 +297,13 @@ def _dynamic_stitch_gradients(tf):
     return [[t.numpy().tolist() for t in run] for run in (eager, traced, compiled)]
 
 
+def _operations_of_a_trace(tf):
+    graph = tf.function(lambda x: x * 2 + 1).get_concrete_function(tf.TensorSpec([2])).graph
+    ops = graph.get_operations()
+    return [len(ops) > 2, all(isinstance(op, tf.Operation) for op in ops),
+            all(isinstance(op.name, str) and isinstance(op.type, str) for op in ops)]
+
+
 # (strides, padding, explicit paddings, dilations, out_backprop shape) of conv2d gradients:
 # TF 2.21 has no CPU kernel for conv2d_backprop_input_v2/filter_v2, so TF's tape gradients of
 # nn.conv2d are recorded and flowjit's v2 functions are checked against them.
@@ -343,7 +350,7 @@ SCENARIOS = {f.__name__[1:]: f for f in (
     _conversion_functions, _conversion_refusals, _creator_scopes, _type_specs_of_values,
     _type_spec_classes, _type_spec_is_abstract, _none_tensor_spec, _optional_spec,
     _tensor_array_spec, _tensor_array_spec_from_non_array, _dynamic_stitch_gradients,
-    _conv2d_gradients)}
+    _conv2d_gradients, _operations_of_a_trace)}
 
 
 # Scenarios whose float values the tests compare with a tolerance, not exactly.

@@ -10,7 +10,8 @@ from ...ir.families import load_families
 # tf.math functions TF composes), initializers, debug_settings (tf.debugging's switches),
 # program (tf.executing_eagerly, tf.group, ...), space_batch (space_to_batch_nd and its
 # inverse), partition (dynamic_partition, dynamic_stitch), host (tf.timestamp,
-# tf.check_pinned), conv_raw (tf.conv, conv2d_backprop_*_v2); axes: the axis-attribute helper the
+# tf.check_pinned), conv_raw (tf.conv, conv2d_backprop_*_v2,
+# extract_volume_patches); axes: the axis-attribute helper the
 # families share.
 COMPOSITES = ("image", "image_boxes", "image_geometry", "image_color", "image_quality",
               "image_random", "matrix", "linear_operator", "nn_composites", "nn_conv",

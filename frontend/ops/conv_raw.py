@@ -1,13 +1,15 @@
-"""TF's raw convolution ops at the top level, composed from tf.nn's convolutions:
-`tf.conv` (2 or 3 spatial dims, leading batch dims, explicit padding) and
+"""TF's raw window ops at the top level, composed from tf.nn's convolutions and slices:
+`tf.conv` (2 or 3 spatial dims, leading batch dims, explicit padding),
 `conv2d_backprop_input_v2` / `conv2d_backprop_filter_v2` (conv2d's gradients, given the
-operand whose shape they take). Their values and gradients are those of the convolutions."""
+operand whose shape they take) and `extract_volume_patches` (extract_patches in 3-D).
+Their values and gradients are those of the ops they are built from."""
 from __future__ import annotations
 
 from ...ir import errors
 from ..eager.dispatch import convert_pair
 from ..export import tf_export
 from . import array as A
+from .image_geometry import _patch_geometry
 from .nn import conv2d
 from .nn_conv import conv3d, linear_backprop
 
@@ -79,3 +81,33 @@ def conv2d_backprop_filter_v2(input, filter, out_backprop, strides, padding,  # 
     x, f = convert_pair(input, filter)
     return linear_backprop(conv2d, x, A.zeros_like(f), out_backprop, False, **_conv2d_args(
         padding, explicit_paddings, strides, data_format, dilations))
+
+
+def _space_window(value, what):
+    values = [int(v) for v in value]
+    if len(values) != 5:
+        raise errors.InvalidArgumentError(None, "ExtractVolumePatches",
+                                          f"{what} must be a list of 5 ints, got {values}")
+    if values[0] != 1 or values[4] != 1:
+        raise errors.UnimplementedError(None, "ExtractVolumePatches",
+                                        f"Only support {what} across space.")
+    return values[1:4]
+
+
+@tf_export("extract_volume_patches")
+def extract_volume_patches(input, ksizes, strides, padding, name=None):  # noqa: A002
+    """Every [planes, rows, cols] patch of the [batch, planes, rows, cols, depth] input
+    (patches `strides` apart) flattened in plane, row, column, depth order into the last
+    dim."""
+    x = convert_pair(input, input)[0]
+    if x.shape.rank != 5:
+        raise ValueError(f"Shape must be rank 5 but is rank {x.shape.rank}")
+    sizes, steps = _space_window(ksizes, "ksizes"), _space_window(strides, "strides")
+    geometry = [_patch_geometry(n, k, s, 1, padding)
+                for n, k, s in zip(x.shape.as_list()[1:4], sizes, steps)]
+    x = A.pad(x, [[0, 0]] + [[before, after] for _, before, after in geometry] + [[0, 0]])
+    (np_, sp), (nr, sr), (nc, sc) = ((g[0], s) for g, s in zip(geometry, steps))
+    taps = [x[:, p:p + (np_ - 1) * sp + 1:sp, r:r + (nr - 1) * sr + 1:sr,
+              c:c + (nc - 1) * sc + 1:sc]
+            for p in range(sizes[0]) for r in range(sizes[1]) for c in range(sizes[2])]
+    return A.concat(taps, -1)

@@ -4,7 +4,7 @@ their errors), dynamic_partition and dynamic_stitch (empty partitions, repeated 
 indices, their errors), approx_top_k (ties, -inf; TF's CPU has a kernel for the max only),
 check_pinned's refusal on a build without CUDA, tf.conv (2 and 3 spatial dims, two batch
 dims, explicit padding, dilations, TF's CPU refusals; values only: TF registers no gradient
-for Conv)."""
+for Conv), extract_volume_patches (both paddings, strides per axis, TF's refusals)."""
 from oracle.spec import T, case
 
 
@@ -75,4 +75,12 @@ CASES = [
     case("conv", ramp([1, 4, 4, 2]), ramp([2, 2, 1, 4]), [1, 1, 1, 1], "VALID", groups=2),
     case("conv", ramp([1, 2, 4, 4]), ramp([2, 2, 2, 3]), [1, 1, 1, 1], "VALID",
          data_format="CHANNELS_FIRST"),
+    case("extract_volume_patches", ramp([1, 4, 4, 4, 2]), [1, 2, 2, 2, 1], [1, 2, 2, 2, 1],
+         "VALID", grad=(0,)),
+    case("extract_volume_patches", ramp([2, 3, 4, 5, 1]), [1, 3, 2, 2, 1], [1, 2, 1, 3, 1],
+         "SAME", grad=(0,)),
+    case("extract_volume_patches", ramp([1, 2, 3, 3, 2], "int32"), [1, 1, 2, 3, 1],
+         [1, 1, 1, 1, 1], "VALID"),
+    case("extract_volume_patches", ramp([1, 4, 4, 4, 2]), [2, 3, 2, 2, 1], [1, 2, 1, 3, 1],
+         "SAME"),
 ]

@@ -54,16 +54,8 @@ OMITTED = {
 # BEGIN NOT_YET
 NOT_YET = {
     "": """
-        AggregationMethod CriticalSection DeviceSpec Graph NoneTensorSpec Operation
-        OptionalSpec RegisterGradient TensorArraySpec TypeSpec VariableAggregation
-        VariableSynchronization approx_top_k batch_to_space check_pinned conv
-        conv2d_backprop_filter_v2 conv2d_backprop_input_v2 dynamic_partition
-        dynamic_stitch edit_distance eig eigvals extract_volume_patches fftnd
-        fingerprint ifftnd irfftnd matrix_square_root no_gradient ragged_fill_empty_rows
-        ragged_fill_empty_rows_grad random_index_shuffle
-        register_tensor_conversion_function required_space_to_batch_paddings rfftnd
-        space_to_batch space_to_batch_nd timestamp type_spec_from_value
-        variable_creator_scope
+        edit_distance eig eigvals fftnd fingerprint ifftnd irfftnd matrix_square_root
+        ragged_fill_empty_rows ragged_fill_empty_rows_grad random_index_shuffle rfftnd
 """.split(),
     "math": """
         betainc cumulative_logsumexp igamma igammac multiply_no_nan sobol_sample
@@ -74,7 +66,7 @@ NOT_YET = {
         ctc_unique_labels embedding_lookup_sparse fixed_unigram_candidate_sampler
         fractional_avg_pool fractional_max_pool isotonic_regression
         learned_unigram_candidate_sampler nce_loss safe_embedding_lookup_sparse
-        sampled_softmax_loss softsign space_to_batch with_space_to_batch zero_fraction
+        sampled_softmax_loss softsign with_space_to_batch zero_fraction
 """.split(),
     "linalg": """
         LinearOperatorBlockLowerTriangular LinearOperatorCirculant

@@ -304,6 +304,34 @@ def _operations_of_a_trace(tf):
             all(isinstance(op.name, str) and isinstance(op.type, str) for op in ops)]
 
 
+def _edit_distances(tf):
+    """Strings and ints, several lengths, an empty truth, dense shapes of different sizes;
+    eagerly and in a tf.function (TF has no XLA kernel)."""
+    h = tf.SparseTensor([[0, 0, 0], [1, 0, 0], [1, 0, 1]], ["a", "b", "c"], [2, 1, 2])
+    t = tf.SparseTensor([[0, 1, 0], [1, 0, 0], [1, 0, 1], [1, 0, 2]], ["a", "b", "d", "c"],
+                        [2, 2, 3])
+    ints = tf.SparseTensor([[0, 0], [0, 1], [1, 0], [1, 1], [1, 2]], [1, 2, 3, 4, 3], [3, 3])
+    truth = tf.SparseTensor([[0, 0], [0, 1], [0, 2], [1, 0], [2, 1]], [2, 1, 2, 4, 5], [3, 4])
+    empty = tf.SparseTensor(tf.zeros([0, 2], tf.int64), tf.zeros([0], tf.int32), [1, 0])
+    out = [tf.edit_distance(h, t), tf.edit_distance(h, t, normalize=False),
+           tf.edit_distance(ints, truth), tf.edit_distance(truth, ints, normalize=False),
+           tf.edit_distance(empty, empty),
+           tf.function(lambda: tf.edit_distance(ints, truth))()]
+    return [[o.dtype.name, o.numpy().tolist()] for o in out]
+
+
+def _edit_distance_errors(tf):
+    ints = tf.SparseTensor([[0, 0]], [1], [1, 1])
+    out = []
+    for truth in (tf.SparseTensor([[0, 0]], [1.0], [1, 1]), [1, 2],
+                  tf.SparseTensor([[0, 0, 0]], [1], [1, 1, 1])):
+        try:
+            tf.edit_distance(ints, truth)
+        except (TypeError, tf.errors.InvalidArgumentError) as e:
+            out.append([type(e).__name__, str(e).split(" [Op:")[0].split("}} ")[-1]])
+    return out
+
+
 # (strides, padding, explicit paddings, dilations, out_backprop shape) of conv2d gradients:
 # TF 2.21 has no CPU kernel for conv2d_backprop_input_v2/filter_v2, so TF's tape gradients of
 # nn.conv2d are recorded and flowjit's v2 functions are checked against them.
@@ -350,7 +378,7 @@ SCENARIOS = {f.__name__[1:]: f for f in (
     _conversion_functions, _conversion_refusals, _creator_scopes, _type_specs_of_values,
     _type_spec_classes, _type_spec_is_abstract, _none_tensor_spec, _optional_spec,
     _tensor_array_spec, _tensor_array_spec_from_non_array, _dynamic_stitch_gradients,
-    _conv2d_gradients, _operations_of_a_trace)}
+    _conv2d_gradients, _operations_of_a_trace, _edit_distances, _edit_distance_errors)}
 
 
 # Scenarios whose float values the tests compare with a tolerance, not exactly.

@@ -120,3 +120,10 @@ def test_critical_section_serializes_executions():
     with pytest.raises(TypeError):
         section.execute(3)
     assert int(tf.CriticalSection().execute(bump)) == 24
+
+
+def test_edit_distance_is_refused_under_xla():
+    """A host computation, as TF's kernel (TF has no XLA kernel for EditDistance)."""
+    h = tf.SparseTensor([[0, 0]], [1], [1, 1])
+    with pytest.raises(tf.errors.InvalidArgumentError):
+        tf.function(lambda: tf.edit_distance(h, h), jit_compile=True)()

@@ -54,7 +54,7 @@ OMITTED = {
 # BEGIN NOT_YET
 NOT_YET = {
     "": """
-        edit_distance eig eigvals fftnd fingerprint ifftnd irfftnd matrix_square_root
+        eig eigvals fftnd fingerprint ifftnd irfftnd matrix_square_root
         ragged_fill_empty_rows ragged_fill_empty_rows_grad random_index_shuffle rfftnd
 """.split(),
     "math": """

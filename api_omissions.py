@@ -38,6 +38,9 @@ OMITTED = {
     "import_graph_def": _PROTO, "make_tensor_proto": _PROTO, "make_ndarray": _PROTO,
     "guarantee_const": "deprecated in TF (a no-op hint for TF1 graphs)",
     "nondifferentiable_batch_function": "TF Serving's request batching",
+    "Graph": "TF1 graph building: ops built under Graph().as_default() run only through "
+             "tf.compat.v1.Session, which flowjit omits; traced graphs are "
+             "ConcreteFunction.graph",
     **{f"image.{n}": _CODEC for n in (
         "decode_and_crop_jpeg", "decode_bmp", "decode_gif", "decode_image", "decode_jpeg",
         "decode_jxl", "decode_png", "decode_webp", "encode_jpeg", "encode_png",
@@ -51,24 +54,15 @@ OMITTED = {
 # BEGIN NOT_YET
 NOT_YET = {
     "": """
-        AggregationMethod CriticalSection DeviceSpec Graph NoneTensorSpec Operation
-        OptionalSpec RegisterGradient TensorArraySpec TypeSpec VariableAggregation
-        VariableSynchronization approx_top_k batch_to_space check_pinned conv
-        conv2d_backprop_filter_v2 conv2d_backprop_input_v2 dynamic_partition
-        dynamic_stitch edit_distance eig eigvals extract_volume_patches fftnd
-        fingerprint ifftnd irfftnd matrix_square_root no_gradient ragged_fill_empty_rows
-        ragged_fill_empty_rows_grad random_index_shuffle
-        register_tensor_conversion_function required_space_to_batch_paddings rfftnd
-        space_to_batch space_to_batch_nd timestamp type_spec_from_value
-        variable_creator_scope
+        eig eigvals fftnd fingerprint ifftnd irfftnd matrix_square_root
+        ragged_fill_empty_rows ragged_fill_empty_rows_grad random_index_shuffle rfftnd
 """.split(),
     "math": """
         betainc cumulative_logsumexp igamma igammac multiply_no_nan sobol_sample
 """.split(),
     "nn": """
         ctc_beam_search_decoder fractional_avg_pool fractional_max_pool
-        isotonic_regression learned_unigram_candidate_sampler space_to_batch
-        with_space_to_batch
+        isotonic_regression learned_unigram_candidate_sampler with_space_to_batch
 """.split(),
     "linalg": """
         LinearOperatorBlockLowerTriangular LinearOperatorCirculant

@@ -7,6 +7,8 @@ trace type holds besides the components' types: a static dense shape, a ragged r
 """
 from __future__ import annotations
 
+from ..function.type_spec import TypeSpec
+
 
 class CompositeTensor:
     """TF's `CompositeTensor`: a value made of component tensors."""
@@ -62,7 +64,7 @@ class CompositeKind:
         return repr(self.spec)
 
 
-class CompositeSpec:
+class CompositeSpec(TypeSpec):
     """TF's `TypeSpec` of a composite: `_component_specs()` (TensorSpecs of the components,
     what a trace makes placeholders for) and `_static()` (the kind's static part). Equal specs
     have equal `_fields()`."""

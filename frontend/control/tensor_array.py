@@ -26,11 +26,55 @@ from ..eager import dispatch
 from ..function import func_graph
 from ..eager.shape_args import traced_value
 from ..eager.tensor import Tensor
+from ..export import tf_export
+from ..function.type_spec import TypeSpec
 
 
 def _ops():
     from ..ops import array, math
     return array, math
+
+
+@tf_export("TensorArraySpec")
+class TensorArraySpec(TypeSpec):
+    """TF's `tf.TensorArraySpec(element_shape=None, dtype=tf.float32, dynamic_size=False,
+    infer_shape=True)`: the type of a TensorArray."""
+
+    __slots__ = ("_element_shape", "_dtype", "_dynamic_size", "_infer_shape")
+
+    def __init__(self, element_shape=None, dtype=D.float32, dynamic_size=False,
+                 infer_shape=True):
+        self._element_shape = TensorShape(None) if element_shape is None else \
+            as_shape(element_shape)
+        self._dtype = D.as_dtype(dtype)
+        self._dynamic_size = bool(dynamic_size)
+        self._infer_shape = bool(infer_shape)
+
+    value_type = property(lambda self: TensorArray)
+
+    @staticmethod
+    def from_value(value):
+        if not isinstance(value, TensorArray):
+            raise TypeError(f"Expected value to be a TensorArray, but got: `{type(value)}`")
+        return value._type_spec
+
+    def is_compatible_with(self, other) -> bool:
+        other = getattr(other, "_type_spec", other)
+        return isinstance(other, TensorArraySpec) and self._dtype is other._dtype and \
+            self._element_shape.is_compatible_with(other._element_shape) and \
+            self._dynamic_size == other._dynamic_size
+
+    def _fields(self) -> tuple:
+        return (self._element_shape, self._dtype, self._dynamic_size, self._infer_shape)
+
+    def __eq__(self, other):
+        return type(other) is TensorArraySpec and self._fields() == other._fields()
+
+    def __hash__(self):
+        return hash(self._fields())
+
+    def __repr__(self):
+        return "TensorArraySpec({!r}, {!r}, {}, {})".format(*self._fields())
 
 
 class TensorArray:
@@ -96,6 +140,11 @@ class TensorArray:
     @property
     def dynamic_size(self) -> bool:
         return self._dynamic
+
+    @property
+    def _type_spec(self) -> TensorArraySpec:
+        return TensorArraySpec(self._element_shape, self._dtype, self._dynamic,
+                               self._infer_shape)
 
     def __repr__(self):
         return f"<flowjit.TensorArray dtype={self._dtype.name} element_shape=" \

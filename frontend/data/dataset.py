@@ -91,6 +91,10 @@ class Dataset:
     def cardinality(self):
         return convert_to_tensor(np.int64(self._cardinality()))
 
+    @property
+    def _type_spec(self):
+        return structure.DatasetSpec(self.element_spec)
+
     def options(self) -> Options:
         opts = Options()
         for inp in self._inputs:
@@ -436,3 +440,6 @@ class TextLineDataset(Dataset):
 
 
 structure.DATASET_CLASSES["Dataset"] = Dataset
+
+
+structure.DatasetSpec.value_type = Dataset

@@ -28,6 +28,7 @@ from ..function import func_graph
 from .. import nest
 from ..eager.dispatch import convert_to_tensor
 from ..function.specs import TensorSpec
+from ..function.type_spec import TypeSpec
 from ..export import tf_export
 from . import structure
 from .context import IteratorContext
@@ -237,6 +238,35 @@ def make_iterator(dataset):
     return Iterator(dataset)
 
 
+@tf_export("OptionalSpec")
+class OptionalSpec(TypeSpec):
+    """TF's `tf.OptionalSpec(element_spec)`: the type of an `Optional` of `element_spec`."""
+
+    __slots__ = ("element_spec",)
+
+    def __init__(self, element_spec):
+        self.element_spec = element_spec
+
+    value_type = property(lambda self: Optional)
+
+    @staticmethod
+    def from_value(value):
+        return OptionalSpec(value.element_spec)
+
+    def is_compatible_with(self, spec_or_value) -> bool:
+        other = getattr(spec_or_value, "_type_spec", spec_or_value)
+        return isinstance(other, OptionalSpec) and other.element_spec == self.element_spec
+
+    def __eq__(self, other):
+        return type(other) is OptionalSpec and other.element_spec == self.element_spec
+
+    def __hash__(self):
+        return hash(repr(self.element_spec))
+
+    def __repr__(self):
+        return f"OptionalSpec({self.element_spec!r},)"
+
+
 @tf_export("experimental.Optional", "data.experimental.Optional")
 class Optional:
     """TF's `tf.experimental.Optional`: a value that may be absent."""
@@ -263,6 +293,10 @@ class Optional:
     @staticmethod
     def empty(element_spec):
         return Optional(convert_to_tensor(False), None, element_spec)
+
+    @property
+    def _type_spec(self):
+        return OptionalSpec(self.element_spec)
 
     def has_value(self, name=None):
         return self._has

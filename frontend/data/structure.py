@@ -15,6 +15,7 @@ from ..function import func_graph
 from .. import nest
 from ..eager.dispatch import convert_to_tensor
 from ..function.specs import TensorSpec
+from ..function.type_spec import TypeSpec
 from ..eager.tensor import Tensor
 
 # The dataset classes this module describes but sits below (their modules import it),
@@ -65,9 +66,11 @@ def flat_specs(element_spec) -> list:
     return nest.flatten(element_spec)
 
 
-class DatasetSpec:
+class DatasetSpec(TypeSpec):
     """TF's `tf.data.DatasetSpec`: the type of a component that is itself a dataset
-    (`window`'s elements)."""
+    (`window`'s elements); `value_type` is set by dataset.py, which defines the class."""
+
+    value_type = None
 
     def __init__(self, element_spec, dataset_shape=()):
         self.element_spec = element_spec

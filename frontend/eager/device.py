@@ -13,6 +13,7 @@ import contextlib
 from typing import NamedTuple
 
 from ...runtime import spmd, xla
+from ..export import tf_export
 
 
 class PhysicalDevice(NamedTuple):
@@ -43,11 +44,12 @@ def _device_types() -> list:
     return list(dict.fromkeys(platform.upper() for platform, _ in xla.platform_devices()))
 
 
-def parse_device_spec(spec: str) -> dict:
+def parse_device_spec(spec: str, types=None) -> dict:
     """The fields of a device string ("/job:w/replica:0/task:1/device:GPU:0", "CPU:0", ...);
-    raises ValueError for what TF's DeviceSpec rejects."""
+    raises ValueError for what TF's DeviceSpec rejects. A short spec names one of `types`
+    (default: TF's known types and those of the present devices)."""
     fields = {}
-    types = _KNOWN_TYPES | set(_device_types())
+    types = _KNOWN_TYPES | set(_device_types()) if types is None else types
     for part in spec.split("/"):
         if not part:
             continue
@@ -71,6 +73,69 @@ def parse_device_spec(spec: str) -> dict:
     return fields
 
 
+# TF's class is named DeviceSpecV2 (the name its errors print).
+@tf_export("DeviceSpec")
+class DeviceSpecV2:
+    """TF's `tf.DeviceSpec`: an immutable (job, replica, task, device_type, device_index)."""
+
+    __slots__ = ("_job", "_replica", "_task", "_device_type", "_device_index", "_string")
+
+    def __init__(self, job=None, replica=None, task=None, device_type=None,
+                 device_index=None):
+        self._job = None if job is None else str(job)
+        self._replica = None if replica is None else int(replica)
+        self._task = None if task is None else int(task)
+        self._device_type = device_type.upper() if device_type in ("cpu", "gpu") else \
+            None if device_type is None else str(device_type)
+        self._device_index = None if device_index is None else int(device_index)
+        self._string = "".join(f"/{field}:{value}" for field, value in (
+            ("job", self._job), ("replica", self._replica), ("task", self._task))
+            if value is not None)
+        if self._device_type is not None:
+            index = "*" if self._device_index is None else self._device_index
+            self._string += f"/device:{self._device_type}:{index}"
+
+    job = property(lambda self: self._job)
+    replica = property(lambda self: self._replica)
+    task = property(lambda self: self._task)
+    device_type = property(lambda self: self._device_type)
+    device_index = property(lambda self: self._device_index)
+
+    def _fields(self) -> dict:
+        return {"job": self._job, "replica": self._replica, "task": self._task,
+                "device_type": self._device_type, "device_index": self._device_index}
+
+    @classmethod
+    def from_string(cls, spec):
+        """The spec a device string names ("/job:ps/task:1/device:GPU:0", "/cpu:0")."""
+        return cls(**parse_device_spec(spec or "", _KNOWN_TYPES))
+
+    def parse_from_string(self, spec):
+        """A new spec from `spec` alone (TF 2's specs are immutable)."""
+        return self.from_string(spec)
+
+    def replace(self, **kwargs):
+        """A copy with the given fields replaced."""
+        return type(self)(**{**self._fields(), **kwargs})
+
+    def make_merged_spec(self, dev):
+        """A copy with the fields `dev` sets taken from `dev`."""
+        return type(self)(**{k: v if v is not None else getattr(self, k)
+                             for k, v in dev._fields().items()})
+
+    def to_string(self) -> str:
+        return self._string
+
+    def __eq__(self, other):
+        return isinstance(other, DeviceSpecV2) and self._string == other._string
+
+    def __hash__(self):
+        return hash(self._string)
+
+    def __repr__(self):
+        return "<DeviceSpec(" + ", ".join(f"{k}={v}" for k, v in self._fields().items()) + ")>"
+
+
 @contextlib.contextmanager
 def _no_placement():
     yield
@@ -79,6 +144,8 @@ def _no_placement():
 def device(device_name):
     """TF's `tf.device`: a scope naming a device; on flowjit's single device it only checks
     the name."""
+    if isinstance(device_name, DeviceSpecV2):
+        device_name = device_name.to_string()
     if device_name is not None:
         if not isinstance(device_name, str):
             raise ValueError(f"Expecting a string device name. Got "

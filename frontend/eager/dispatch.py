@@ -18,6 +18,7 @@ from ...ir.registry import OPS, TT, InferenceError, OpDef, infer_types
 from ...ir.shapes import format_shape
 from ...runtime.kernels import KERNELS
 from ..function.context import context
+from . import conversion_registry
 from .tensor import Tensor
 
 _CTX = context()
@@ -48,7 +49,8 @@ _INFER_CACHE_MAX = 1 << 16
 
 # --- conversion ---------------------------------------------------------------------------
 def _is_tensor_like(v) -> bool:
-    return isinstance(v, Tensor) or hasattr(v, "_as_tensor") or hasattr(v, "__tf_tensor__")
+    return isinstance(v, Tensor) or hasattr(v, "_as_tensor") or hasattr(v, "__tf_tensor__") \
+        or conversion_registry.is_registered(v)
 
 
 def _nested_has_tensor(v) -> bool:
@@ -165,6 +167,11 @@ def _convert(value, dtype, dtype_hint):
     conv = getattr(value, "__tf_tensor__", None)
     if conv is not None:  # TF's protocol for objects that convert themselves (Keras variables)
         return convert_to_tensor(conv(dtype, None), dtype=dtype)
+    if conversion_registry.is_registered(value):
+        out = conversion_registry.convert_registered(
+            value, None if dtype is None else D.as_dtype(dtype), Tensor)
+        if out is not None:
+            return out
     if value is None:   # NumPy would make it NaN under a float dtype
         raise ValueError("None values not supported." if _CTX.graph_hook is not None else
                          "Attempt to convert a value (None) with an unsupported type "

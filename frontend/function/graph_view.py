@@ -6,7 +6,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ..export import tf_export
 
+
+@tf_export("Operation")
 class Operation:
     """A read-only view of one node of a FuncGraph, as TF's `tf.Operation`."""
 

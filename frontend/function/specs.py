@@ -1,14 +1,20 @@
-"""`TensorSpec`: the type of a tensor argument (shape with `None` dims, dtype, name)."""
+"""`TensorSpec`: the type of a tensor argument (shape with `None` dims, dtype, name), and
+`tf.type_spec_from_value`."""
 from __future__ import annotations
 
 from ...ir import dtypes as D
 from ...ir.shapes import TensorShape, as_shape
+from ..eager.dispatch import convert_to_tensor
+from ..eager.tensor import Tensor
+from ..export import tf_export
+from .type_spec import NoneTensorSpec, TypeSpec
 
 
-class TensorSpec:
+class TensorSpec(TypeSpec):
     """TF's `tf.TensorSpec(shape, dtype=tf.float32, name=None)`."""
 
     __slots__ = ("_shape", "_dtype", "_name")
+    value_type = property(lambda self: Tensor)
 
     def __init__(self, shape, dtype=D.float32, name=None):
         self._shape = as_shape(shape)
@@ -60,3 +66,23 @@ class TensorSpec:
 
     def __repr__(self):
         return f"TensorSpec(shape={self._shape}, dtype={self._dtype!r}, name={self._name!r})"
+
+
+@tf_export("type_spec_from_value")
+def type_spec_from_value(value) -> TypeSpec:
+    """The TypeSpec of `value`: a tensor's (or anything convertible to one) TensorSpec, a
+    composite's, a TensorArray's, an Optional's, a dataset's or a variable's own spec, and
+    NoneTensorSpec for None."""
+    if isinstance(value, Tensor):
+        return TensorSpec(value.shape, value.dtype)
+    spec = getattr(value, "_type_spec", None)
+    if isinstance(spec, TypeSpec):
+        return spec
+    if value is None:
+        return NoneTensorSpec()
+    try:
+        tensor = convert_to_tensor(value)
+    except (TypeError, ValueError):
+        raise TypeError(f"Could not build a TypeSpec for {value!r} of unsupported type "
+                        f"{type(value)}.") from None
+    return TensorSpec(tensor.shape, tensor.dtype)

@@ -13,6 +13,7 @@ from ...ir.shapes import TensorShape
 from ..composite.base import CompositeKind, CompositeSpec
 from ..eager.dispatch import convert_to_tensor
 from .specs import TensorSpec
+from .type_spec import NoneTensorSpec
 from ..eager.tensor import Tensor
 
 TENSOR = "T"
@@ -104,6 +105,8 @@ def spec_key(spec) -> tuple:
         return (TENSOR, spec.dtype, spec.shape.as_tuple())
     if isinstance(spec, CompositeSpec):
         return (CompositeKind(spec), tuple(spec_key(c) for c in spec._component_specs()))
+    if isinstance(spec, NoneTensorSpec):
+        return (LITERAL, None)
     if isinstance(spec, (tuple, list)):
         kind = type(spec) if hasattr(spec, "_fields") else type(spec) is list and list or tuple
         return (kind, tuple(spec_key(s) for s in spec))

@@ -18,6 +18,7 @@ from .. import nest
 from ..composite.base import CompositeKind
 from .context import context
 from .specs import TensorSpec
+from .type_spec import NoneTensorSpec
 from ..eager.tensor import Tensor
 
 log = logging.getLogger("flowjit")
@@ -113,6 +114,8 @@ def _placeholders(graph, args, key, names):
             return kind(*items)
         if isinstance(value, TensorSpec):
             return graph.placeholder(TT(value.dtype, value.shape.as_tuple()), name=name)
+        if isinstance(value, NoneTensorSpec):
+            return None
         if k[0] == trace_type.USER:  # the body sees what the object's trace type gives
             return k[1].placeholder_value(None)
         return value

@@ -36,7 +36,8 @@ from ...ir.families import load_families  # noqa: E402
 
 # tape: GradientTape; control_flow: gradients of cond/case/while nodes, which the tape
 # records itself (no registry family); importing it registers the tape's control-flow hooks.
-# graph_gradients: tf.gradients and tf.hessians.
+# graph_gradients: tf.gradients and tf.hessians; registration: tf.RegisterGradient.
 FAMILIES = load_families(__name__, __path__,
-                         not_families=("control_flow", "tape", "graph_gradients"))
-from . import control_flow  # noqa: E402,F401
+                         not_families=("control_flow", "tape", "graph_gradients",
+                                       "registration"))
+from . import control_flow, registration  # noqa: E402,F401

@@ -6,6 +6,7 @@ from __future__ import annotations
 from ...ir.registry import OPS
 from .. import nest
 from ..eager import dispatch
+from ..export import tf_export
 from ..function import func_graph
 from ..ops import array as A
 from . import GRADIENTS
@@ -26,6 +27,20 @@ def _entry(graph, node):
                   node.attrs)
 
 
+@tf_export("AggregationMethod")
+class AggregationMethod:
+    """How `tf.gradients` adds the gradients reaching one tensor: every method sums them
+    (the choice only told TF's graph in which order and memory)."""
+    ADD_N = 0
+    DEFAULT = ADD_N
+    EXPERIMENTAL_TREE = 1
+    EXPERIMENTAL_ACCUMULATE_N = 2
+
+
+_AGGREGATION_METHODS = (AggregationMethod.ADD_N, AggregationMethod.EXPERIMENTAL_TREE,
+                        AggregationMethod.EXPERIMENTAL_ACCUMULATE_N)
+
+
 def gradients(ys, xs, grad_ys=None, name="gradients", gate_gradients=False,
               aggregation_method=None, stop_gradients=None,
               unconnected_gradients=UnconnectedGradients.NONE):
@@ -36,6 +51,9 @@ def gradients(ys, xs, grad_ys=None, name="gradients", gate_gradients=False,
     if graph is None:
         raise RuntimeError("tf.gradients is not supported when eager execution is enabled. "
                            "Use tf.GradientTape instead.")
+    if aggregation_method is not None and aggregation_method not in _AGGREGATION_METHODS:
+        raise ValueError(f"Invalid `aggregation_method` specified {aggregation_method}. "
+                         f"Accepted values are {list(_AGGREGATION_METHODS)}.")
     unconnected = UnconnectedGradients(unconnected_gradients)
     ys = [dispatch.convert_to_tensor(y) for y in nest.flatten(ys)]
     xs = [dispatch.convert_to_tensor(x) for x in nest.flatten(xs)]

@@ -196,6 +196,14 @@ def approx_max_k(operand, k, reduction_dimension=-1, recall_target=0.95,
     return _approx_k(operand, k, reduction_dimension, True)
 
 
+@tf_export("approx_top_k")
+def approx_top_k(input, k, reduction_dimension=-1, recall_target=0.95, is_max_k=True,  # noqa: A002
+                 reduction_input_size_override=-1, aggregate_to_topk=True, name=None):
+    """(values, indices) of the k largest (is_max_k) or smallest entries along
+    `reduction_dimension`: approx_max_k / approx_min_k in one function."""
+    return _approx_k(input, k, reduction_dimension, is_max_k)
+
+
 @tf_export("math.approx_min_k", "nn.approx_min_k")
 def approx_min_k(operand, k, reduction_dimension=-1, recall_target=0.95,
                  reduction_input_size_override=-1, aggregate_to_topk=True, name=None):

@@ -317,16 +317,20 @@ def pool(input, window_shape, pooling_type, strides=None, padding="VALID",  # no
     return _POOLS[pooling_type](input, window, st, padding, data_format=fmt)
 
 
-def _depthwise_backprop(x, f, out_backprop, strides, padding, data_format, dilations,
-                        wrt_input):
-    """A gradient of depthwise_conv2d, which is linear in each operand: the tape's gradient
-    at `out_backprop` (recorded by any outer tape, so it differentiates again)."""
+def linear_backprop(conv, x, f, out_backprop, wrt_input, **conv_args):
+    """A gradient of `conv(x, f, **conv_args)`, which is linear in each operand: the tape's
+    gradient at `out_backprop` (recorded by any outer tape, so it differentiates again)."""
     g = convert_to_tensor(out_backprop)
     with GradientTape() as tape:
         tape.watch(x if wrt_input else f)
-        y = depthwise_conv2d(x, f, strides, padding, data_format=data_format,
-                             dilations=dilations)
+        y = conv(x, f, **conv_args)
     return tape.gradient(y, x if wrt_input else f, output_gradients=g)
+
+
+def _depthwise_backprop(x, f, out_backprop, strides, padding, data_format, dilations,
+                        wrt_input):
+    return linear_backprop(depthwise_conv2d, x, f, out_backprop, wrt_input, strides=strides,
+                           padding=padding, data_format=data_format, dilations=dilations)
 
 
 def _sizes(sizes, opname):

@@ -15,6 +15,8 @@ from ...runtime.resources import ResourceHandle
 from ..eager import dispatch
 from ..function.context import context
 from ..export import runs, tf_export
+from ..function.type_spec import TypeSpec
+from . import variable_creator, variable_policy
 from ..eager.tensor import Reference, Tensor
 from ..composite.indexed_slices import IndexedSlices
 
@@ -23,8 +25,10 @@ _uid = itertools.count()
 
 
 @tf_export("Variable")
-class Variable:
+class Variable(metaclass=variable_creator.CreatorScopedClass):
     """TF's `tf.Variable(initial_value, trainable=True, name=None, dtype=None, shape=None)`."""
+
+    _creator_root = True   # calls of this class, not of subclasses, run the creator scopes
 
     __array_priority__ = 100  # `ndarray @ Variable` defers to Variable.__rmatmul__, as in TF
 
@@ -44,7 +48,8 @@ class Variable:
         if not self._shape.is_compatible_with(value.shape):
             raise ValueError(f"Variable {name!r}: initial value of shape {value.shape} is not "
                              f"compatible with shape {self._shape}")
-        self._trainable = True if trainable is None else bool(trainable)
+        self._synchronization, self._aggregation, self._trainable = variable_policy.checked(
+            synchronization, aggregation, trainable, name)
         self._name = f"{''.join(s + '/' for s in _CTX.name_scopes)}{name or 'Variable'}:0"
         self._constraint = constraint
         self._handle = ResourceHandle(value._value, self._dtype, self._shape, self._name)
@@ -80,6 +85,18 @@ class Variable:
     @property
     def trainable(self) -> bool:
         return self._trainable
+
+    @property
+    def _type_spec(self) -> "VariableSpec":
+        return VariableSpec(self._shape, self._dtype, self._trainable)
+
+    @property
+    def synchronization(self) -> variable_policy.VariableSynchronization:
+        return self._synchronization
+
+    @property
+    def aggregation(self) -> variable_policy.VariableAggregationV2:
+        return self._aggregation
 
     @property
     def constraint(self):
@@ -229,7 +246,32 @@ class Variable:
         return repr(self)
 
     def __deepcopy__(self, memo):
-        return Variable(self._value, trainable=self._trainable, name=self._name[:-2])
+        return Variable(self._value, trainable=self._trainable, name=self._name[:-2],
+                        synchronization=self._synchronization, aggregation=self._aggregation)
+
+
+class VariableSpec(TypeSpec):
+    """TF's `VariableSpec`: the spec `tf.type_spec_from_value` gives for a variable."""
+
+    __slots__ = ("shape", "dtype", "trainable", "alias_id")
+    value_type = property(lambda self: Variable)
+
+    def __init__(self, shape, dtype=D.float32, trainable=True, alias_id=None):
+        self.shape, self.dtype = as_shape(shape), D.as_dtype(dtype)
+        self.trainable, self.alias_id = trainable, alias_id
+
+    def _fields(self) -> tuple:
+        return (self.shape, self.dtype, self.trainable, self.alias_id)
+
+    def __eq__(self, other):
+        return type(other) is VariableSpec and self._fields() == other._fields()
+
+    def __hash__(self):
+        return hash(self._fields())
+
+    def __repr__(self):
+        return (f"VariableSpec(shape={self.shape}, dtype={self.dtype!r}, "
+                f"trainable={self.trainable}, alias_id={self.alias_id})")
 
 
 def _np_repr(t: Tensor) -> str:

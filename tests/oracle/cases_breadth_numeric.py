@@ -52,4 +52,9 @@ CASES = [
     case("math.cumulative_logsumexp", T([1., 2., 2.], "float16")),
     case("math.cumulative_logsumexp", T([[], []]), axis=1),
     case("math.cumulative_logsumexp", T([1, 2], "int32")),
+    # --- top-level eig/eigvals (linalg's): triangular inputs fix the eigenvalues' order
+    case("eigvals", T([[2., 1., 0.], [0., -1., 4.], [0., 0., 0.5]])),
+    case("eigvals", T([[[1., 3.], [0., 1.]], [[4., 2.], [0., 2.]]], "float64")),
+    case("eig", T([[3., 0.], [0., -2.]])),
+    case("eigvals", T([[1., 2., 3.]]), modes=EAGER),
 ]

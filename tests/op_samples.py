@@ -1150,3 +1150,6 @@ add("cumulative_logsumexp", lambda x: tf.math.cumulative_logsumexp(x, axis=1),
 add("cumulative_logsumexp",
     lambda x: tf.math.cumulative_logsumexp(x, axis=-1, exclusive=True, reverse=True),
     R((2, 5), F64), tag="f64-exclusive-reverse")
+add("sobol_sample", lambda: tf.math.sobol_sample(3, 6, skip=2))
+add("sobol_sample", lambda: tf.math.sobol_sample(50, 2, skip=100, dtype=tf.float64),
+    tag="f64-dim50")

@@ -57,4 +57,13 @@ CASES = [
     case("eigvals", T([[[1., 3.], [0., 1.]], [[4., 2.], [0., 2.]]], "float64")),
     case("eig", T([[3., 0.], [0., -2.]])),
     case("eigvals", T([[1., 2., 3.]]), modes=EAGER),
+    # --- sobol_sample: after the origin, skip, a high dimension, TF's argument errors
+    case("math.sobol_sample", 2, 5),
+    case("math.sobol_sample", 3, 3, skip=5, dtype="float64"),
+    case("math.sobol_sample", 40, 2, skip=999),
+    case("math.sobol_sample", 300, 1, skip=7),
+    case("math.sobol_sample", 0, 3, modes=EAGER),
+    case("math.sobol_sample", 2, 0, modes=EAGER),
+    case("math.sobol_sample", 21201, 1, modes=EAGER),
+    case("math.sobol_sample", 2, 2, skip=-1, modes=EAGER),
 ]

@@ -1153,3 +1153,21 @@ add("cumulative_logsumexp",
 add("sobol_sample", lambda: tf.math.sobol_sample(3, 6, skip=2))
 add("sobol_sample", lambda: tf.math.sobol_sample(50, 2, skip=100, dtype=tf.float64),
     tag="f64-dim50")
+
+
+def _well_conditioned(n, dtype, batch=()):
+    """Matrices near 3 I: eigenvalues with positive real parts, far from each other's
+    negatives (the square root's gradient solves a Sylvester equation on them)."""
+    def make(rng):
+        x = 3 * np.eye(n) + 0.5 * rng.standard_normal(batch + (n, n))
+        if np.dtype(dtype).kind == "c":
+            x = x + 0.3j * rng.standard_normal(batch + (n, n))
+        return x.astype(dtype)
+    return Arg(make, dtype)
+
+
+add("matrix_square_root", lambda x: tf.linalg.sqrtm(x), _well_conditioned(3, F64, (2,)),
+    **loose(F64))
+add("matrix_square_root", lambda x: tf.linalg.sqrtm(x), _well_conditioned(4, F32),
+    rtol=1e-4)
+add("matrix_logarithm", lambda x: tf.linalg.logm(x), _well_conditioned(3, C128, (2,)))

@@ -66,4 +66,23 @@ CASES = [
     case("math.sobol_sample", 2, 0, modes=EAGER),
     case("math.sobol_sample", 21201, 1, modes=EAGER),
     case("math.sobol_sample", 2, 2, skip=-1, modes=EAGER),
+    # --- sqrtm / matrix_square_root: triangular, batched, negative eigenvalues (NaN), complex
+    # rotations, empty; gradients through the Sylvester equation
+    case("linalg.sqrtm", T([[4., 1.], [0., 9.]]), grad=(0,)),
+    case("linalg.sqrtm", T([[[4., 1., 0.], [0., 9., 2.], [1., 0., 5.]],
+                            [[2., 0.5, 0.], [0.3, 3., 0.], [0., 0., 1.]]], "float64"),
+         grad=(0,)),
+    case("matrix_square_root", T([[1., 2.], [3., 4.]])),
+    case("matrix_square_root", T([[0., -1.], [1., 0.]], "float64"), grad=(0,)),
+    case("linalg.sqrtm", T([[2., 1.], [1., 2.]], "complex64")),
+    case("linalg.sqrtm", T([[[], []]])),
+    case("linalg.sqrtm", T([[1., 2., 3.]]), modes=EAGER),
+    case("linalg.sqrtm", T([1., 2.]), modes=EAGER),
+    case("linalg.sqrtm", T([[1, 2], [3, 4]], "int32"), modes=EAGER),
+    # --- logm: complex only
+    case("linalg.logm", T([[4., 1.], [0., 9.]], "complex64")),
+    case("linalg.logm", T([[[1., 2.], [0.5, 3.]], [[2., -1.], [1., 2.]]], "complex128")),
+    case("linalg.logm", T([[-1., 0.], [0., 2.]], "complex128")),
+    case("linalg.logm", T([[4., 1.], [0., 9.]]), modes=EAGER),
+    case("linalg.logm", T([[1., 2., 3.]], "complex64"), modes=EAGER),
 ]

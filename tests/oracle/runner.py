@@ -104,6 +104,8 @@ def encode_value(v):
         return bool(v)
     if isinstance(v, (int, np.integer)):
         return int(v)
+    if isinstance(v, (complex, np.complexfloating)):
+        return [encode_value(v.real), encode_value(v.imag)]
     f = float(v)
     if math.isnan(f):
         return "nan"

@@ -85,4 +85,13 @@ CASES = [
     case("linalg.logm", T([[-1., 0.], [0., 2.]], "complex128")),
     case("linalg.logm", T([[4., 1.], [0., 9.]]), modes=EAGER),
     case("linalg.logm", T([[1., 2., 3.]], "complex64"), modes=EAGER),
+    # --- eigh_tridiagonal (eigenvalues: TF's eigenvectors' signs are its solver's own)
+    case("linalg.eigh_tridiagonal", T([1., 2., 3., 4.]), T([0.5, 0., -1.])),
+    case("linalg.eigh_tridiagonal", T([2., 2., 2.], "float64"), T([1., 1.], "float64")),
+    case("linalg.eigh_tridiagonal", T([1., 2., 3., 4.]), T([0.5, 0., -1.]), select="i",
+         select_range=[1, 2]),
+    case("linalg.eigh_tridiagonal", T([1., 2., 3., 4.]), T([0.5, 0., -1.]), select="v",
+         select_range=[1., 3.5], modes=EAGER_GRAPH),
+    case("linalg.eigh_tridiagonal", T([5.]), T([], "float32")),
+    case("linalg.eigh_tridiagonal", T([1., 2.]), T([1.]), select="x", modes=EAGER),
 ]

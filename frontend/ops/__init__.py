@@ -4,20 +4,22 @@ from ...ir.families import load_families
 
 # Composites of other families' ops, with no ops of their own: image, image_boxes,
 # image_geometry, image_color, image_quality, image_random (tf.image), matrix,
-# linear_operator (tf.linalg, tf.linalg.LinearOperator*), nn_composites, nn_conv, nn_ctc,
-# nn_windows (tf.nn), random_composites (tf.random's samplers), signal_mdct, signal_nd
-# (tf.signal), tridiagonal_eigen (tf.linalg.eigh_tridiagonal), array_composites,
-# math_composites (tf and tf.math functions TF composes), initializers, debug_settings (tf.debugging's switches),
-# program (tf.executing_eagerly, tf.group, ...); axes: the axis-attribute helper the
-# families share.
+# linear_operator, linear_operator_structured (tf.linalg, tf.linalg.LinearOperator*),
+# nn_composites, nn_conv, nn_ctc, nn_windows (tf.nn), random_composites (tf.random's
+# samplers), signal_mdct, signal_nd (tf.signal), tridiagonal_eigen
+# (tf.linalg.eigh_tridiagonal), array_composites, math_composites (tf and tf.math functions
+# TF composes), initializers, debug_settings (tf.debugging's switches), program
+# (tf.executing_eagerly, tf.group, ...); axes: the axis-attribute helper the families share.
 COMPOSITES = ("image", "image_boxes", "image_geometry", "image_color", "image_quality",
-              "image_random", "matrix", "linear_operator", "nn_composites", "nn_conv",
+              "image_random", "matrix", "linear_operator", "linear_operator_structured",
+              "nn_composites", "nn_conv",
               "nn_ctc", "nn_windows", "random_composites", "signal_mdct", "signal_nd",
               "tridiagonal_eigen", "program", "array_composites", "math_composites",
               "initializers", "debug_settings")
 FAMILIES = load_families(__name__, __path__, not_families=COMPOSITES + ("axes",))
 from . import (image, image_boxes, image_color, image_geometry,  # noqa: E402,F401
-               image_quality, image_random, linear_operator, matrix, nn_composites, nn_conv,
+               image_quality, image_random, linear_operator,
+               linear_operator_structured, matrix, nn_composites, nn_conv,
                nn_ctc, nn_windows, program, random_composites, signal_mdct, signal_nd,
                tridiagonal_eigen)
 from . import (array_composites, debug_settings, initializers,  # noqa: E402,F401

@@ -1,5 +1,5 @@
-"""tf.signal's N-dimensional FFTs (fftnd, ifftnd, rfftnd, irfftnd; also top-level names in
-TF 2.21): transforms over any `axes`, each cropped or zero-padded to its `fft_length`,
+"""tf.signal's N-dimensional FFTs (fftnd, ifftnd, rfftnd, irfftnd; the top-level names are
+TF 2.21's raw ops: fft_length and axes required, no norm, the result's dtype an argument): transforms over any `axes`, each cropped or zero-padded to its `fft_length`,
 composed of the one-dimensional FFT ops one axis at a time (the innermost-axis ops,
 with the axis moved inward and back), so every mode and gradient the 1-D ops have, these
 have. `norm` scales as TF's wrappers do: "backward" (the default) leaves the forward
@@ -100,7 +100,7 @@ def _complex_input(input_tensor):
     return convert_to_tensor(input_tensor, dtype_hint=D.complex64)
 
 
-@tf_export("signal.fftnd", "fftnd")
+@tf_export("signal.fftnd")
 def fftnd(input_tensor, fft_length=None, axes=None, norm=None, name=None):
     """The DFT over `axes` (all by default), each cropped/padded to its fft_length."""
     x = _complex_input(input_tensor)
@@ -112,7 +112,7 @@ def fftnd(input_tensor, fft_length=None, axes=None, norm=None, name=None):
     return x
 
 
-@tf_export("signal.ifftnd", "ifftnd")
+@tf_export("signal.ifftnd")
 def ifftnd(input_tensor, fft_length=None, axes=None, norm=None, name=None):
     """The inverse DFT over `axes` (all by default), each cropped/padded to its length."""
     x = _complex_input(input_tensor)
@@ -124,7 +124,7 @@ def ifftnd(input_tensor, fft_length=None, axes=None, norm=None, name=None):
     return x
 
 
-@tf_export("signal.rfftnd", "rfftnd")
+@tf_export("signal.rfftnd")
 def rfftnd(input_tensor, fft_length=None, axes=None, norm=None, name=None):
     """The DFT of a real signal over `axes`: the last axis keeps its fft_length // 2 + 1
     non-negative frequencies."""
@@ -142,7 +142,7 @@ def rfftnd(input_tensor, fft_length=None, axes=None, norm=None, name=None):
     return x
 
 
-@tf_export("signal.irfftnd", "irfftnd")
+@tf_export("signal.irfftnd")
 def irfftnd(input_tensor, fft_length=None, axes=None, norm=None, name=None):
     """The real signal whose rfftnd over `axes` is the input; the last axis's length is
     2 * (n - 1) by default."""
@@ -157,3 +157,28 @@ def irfftnd(input_tensor, fft_length=None, axes=None, norm=None, name=None):
     for axis, n in zip(axes[:-1], lengths[:-1]):
         x = _along(_fit(x, axis, n), axis, ifft)
     return _along(x, axes[-1], lambda t: irfft(t, [lengths[-1]]))
+
+
+# --- the top-level raw-op forms ---------------------------------------------------------------
+@tf_export("fftnd")
+def raw_fftnd(input, fft_length, axes, name=None):  # noqa: A002  (TF's names)
+    """The raw FFTND op: the DFT over `axes`, each cropped/padded to its fft_length."""
+    return fftnd(input, fft_length, axes)
+
+
+@tf_export("ifftnd")
+def raw_ifftnd(input, fft_length, axes, name=None):  # noqa: A002
+    """The raw IFFTND op: the inverse DFT over `axes`."""
+    return ifftnd(input, fft_length, axes)
+
+
+@tf_export("rfftnd")
+def raw_rfftnd(input, fft_length, axes, Tcomplex=D.complex64, name=None):  # noqa: A002,N803
+    """The raw RFFTND op: rfftnd with the result in `Tcomplex`."""
+    return M.cast(rfftnd(input, fft_length, axes), D.as_dtype(Tcomplex))
+
+
+@tf_export("irfftnd")
+def raw_irfftnd(input, fft_length, axes, Treal=D.float32, name=None):  # noqa: A002,N803
+    """The raw IRFFTND op: irfftnd with the result in `Treal`."""
+    return M.cast(irfftnd(input, fft_length, axes), D.as_dtype(Treal))

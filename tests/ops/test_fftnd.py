@@ -39,9 +39,19 @@ def test_matches_numpy(name, kwargs):
                     atol=2e-5)
 
 
-def test_top_level_names_are_signals():
-    assert tf.fftnd is tf.signal.fftnd and tf.irfftnd is tf.signal.irfftnd
-    assert tf.ifftnd is tf.signal.ifftnd and tf.rfftnd is tf.signal.rfftnd
+def test_top_level_raw_ops():
+    # TF's top-level names are the raw ops: explicit lengths and axes, the result's dtype
+    want = np.fft.rfftn(R, s=[3, 2], axes=[1, 0]).astype(np.complex128)
+    check_composite(lambda t: tf.rfftnd(t, [3, 2], [1, 0], Tcomplex=tf.complex128), [R], want,
+                    rtol=1e-5, atol=2e-5)
+    check_composite(lambda t: tf.fftnd(t, [2, 5], [0, -1]), [X],
+                    np.fft.fftn(X, s=[2, 5], axes=[0, -1]).astype(np.complex64), rtol=1e-5,
+                    atol=2e-5)
+    back = tf.irfftnd(tf.rfftnd(R, [2, 4], [0, 2]), [2, 4], [0, 2], Treal=tf.float64)
+    assert back.dtype == tf.float64
+    np.testing.assert_allclose(back.numpy(), R, atol=1e-5)
+    np.testing.assert_allclose(tf.ifftnd(tf.fftnd(X, [3], [1]), [3], [1]).numpy(), X,
+                               atol=1e-5)
 
 
 def test_real_round_trip():

@@ -55,15 +55,11 @@ NOT_YET = {
         OptionalSpec RegisterGradient TensorArraySpec TypeSpec VariableAggregation
         VariableSynchronization approx_top_k batch_to_space check_pinned conv
         conv2d_backprop_filter_v2 conv2d_backprop_input_v2 dynamic_partition
-        dynamic_stitch edit_distance eig eigvals extract_volume_patches fftnd
-        fingerprint ifftnd irfftnd matrix_square_root no_gradient ragged_fill_empty_rows
-        ragged_fill_empty_rows_grad random_index_shuffle
-        register_tensor_conversion_function required_space_to_batch_paddings rfftnd
+        dynamic_stitch edit_distance extract_volume_patches fingerprint no_gradient
+        ragged_fill_empty_rows ragged_fill_empty_rows_grad random_index_shuffle
+        register_tensor_conversion_function required_space_to_batch_paddings
         space_to_batch space_to_batch_nd timestamp type_spec_from_value
         variable_creator_scope
-""".split(),
-    "math": """
-        betainc cumulative_logsumexp igamma igammac multiply_no_nan sobol_sample
 """.split(),
     "nn": """
         all_candidate_sampler approx_max_k approx_min_k collapse_repeated
@@ -74,19 +70,12 @@ NOT_YET = {
         sampled_softmax_loss softsign space_to_batch with_space_to_batch zero_fraction
 """.split(),
     "linalg": """
-        LinearOperatorBlockLowerTriangular LinearOperatorCirculant
-        LinearOperatorCirculant2D LinearOperatorCirculant3D LinearOperatorHouseholder
-        LinearOperatorKronecker LinearOperatorLowRankUpdate LinearOperatorPermutation
-        LinearOperatorToeplitz LinearOperatorTridiag LinearOperatorZeros
-        eigh_tridiagonal logm sqrtm
+        LinearOperatorCirculant LinearOperatorCirculant2D LinearOperatorCirculant3D
 """.split(),
     "random": """
         all_candidate_sampler fixed_unigram_candidate_sampler
         learned_unigram_candidate_sampler log_uniform_candidate_sampler
         stateless_parameterized_truncated_normal uniform_candidate_sampler
-""".split(),
-    "signal": """
-        fftnd ifftnd irfftnd rfftnd
 """.split(),
     "image": """
         combined_non_max_suppression extract_glimpse generate_bounding_box_proposals

@@ -1121,3 +1121,56 @@ add("bitcast", lambda x: tf.bitcast(x, tf.int8), R((2, 3), I32))
 add("bitcast", lambda x: tf.bitcast(x, tf.int32), R((3, 4), I8), tag="i8-wider")
 add("bitcast", lambda x: tf.bitcast(x, tf.int32), R((5,), F32), tag="f32-same")
 add("bitcast", lambda x: tf.bitcast(x, tf.float16), R((2, 0), F64), tag="f64-empty")
+
+# --- incomplete gamma/beta, mul_no_nan, cumulative_logsumexp -------------------------------
+add("igamma", lambda a, x: tf.math.igamma(a, x), R((3, 1), F64, 0.3, 4.0),
+    R((4,), F64, 0.0, 6.0), **loose(F64))
+add("igamma", lambda a, x: tf.math.igamma(a, x), R((5,), F32, 0.5, 3.0), R((5,), F32, 0.1, 4.0),
+    **loose(F32))
+add("igammac", lambda a, x: tf.math.igammac(a, x), R((2, 3), F32, 0.5, 5.0),
+    R((3,), F32, 0.1, 6.0), **loose(F32))
+
+
+def _igamma_slope_in_a(a, x):
+    with tf.GradientTape() as tape:
+        tape.watch(a)
+        p = tf.math.igamma(a, x)
+    return tape.gradient(p, a)
+
+
+# (a gradient sums back to its operand's shape: the rank must be known)
+add("igamma_grad_a", _igamma_slope_in_a, R((4,), F64, 0.5, 4.0), R((4,), F64, 0.1, 5.0),
+    static="rank", **loose(F64))
+add("betainc", lambda a, b, x: tf.math.betainc(a, b, x), R((2, 3), F64, 0.5, 3.0),
+    R((2, 3), F64, 0.5, 3.0), R((2, 3), F64, 0.05, 0.95), **loose(F64))
+add("betainc", lambda a, b, x: tf.math.betainc(a, b, x), R((), F32, 0.5, 3.0),
+    R((4,), F32, 0.5, 3.0), R((), F32, 0.05, 0.95), **loose(F32))
+add("mul_no_nan", lambda x, y: tf.math.multiply_no_nan(x, y), specials((3, 4), F32),
+    halves((4,), F32))
+add("mul_no_nan", lambda x, y: tf.math.multiply_no_nan(x, y), R((2, 1), F64), R((3,), F64))
+add("cumulative_logsumexp", lambda x: tf.math.cumulative_logsumexp(x, axis=1),
+    R((3, 4), F32, -20, 20))
+add("cumulative_logsumexp",
+    lambda x: tf.math.cumulative_logsumexp(x, axis=-1, exclusive=True, reverse=True),
+    R((2, 5), F64), tag="f64-exclusive-reverse")
+add("sobol_sample", lambda: tf.math.sobol_sample(3, 6, skip=2))
+add("sobol_sample", lambda: tf.math.sobol_sample(50, 2, skip=100, dtype=tf.float64),
+    tag="f64-dim50")
+
+
+def _well_conditioned(n, dtype, batch=()):
+    """Matrices near 3 I: eigenvalues with positive real parts, far from each other's
+    negatives (the square root's gradient solves a Sylvester equation on them)."""
+    def make(rng):
+        x = 3 * np.eye(n) + 0.5 * rng.standard_normal(batch + (n, n))
+        if np.dtype(dtype).kind == "c":
+            x = x + 0.3j * rng.standard_normal(batch + (n, n))
+        return x.astype(dtype)
+    return Arg(make, dtype)
+
+
+add("matrix_square_root", lambda x: tf.linalg.sqrtm(x), _well_conditioned(3, F64, (2,)),
+    **loose(F64))
+add("matrix_square_root", lambda x: tf.linalg.sqrtm(x), _well_conditioned(4, F32),
+    rtol=1e-4)
+add("matrix_logarithm", lambda x: tf.linalg.logm(x), _well_conditioned(3, C128, (2,)))

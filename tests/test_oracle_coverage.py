@@ -56,9 +56,8 @@ NO_XLA = {
         "as_string", "reduce_join", "regex_full_match", "regex_replace", "string_format",
         "string_join", "string_length", "string_lower", "string_strip", "string_to_number",
         "string_to_hash_bucket", "string_to_hash_bucket_fast", "string_to_hash_bucket_strong",
-        "string_upper", "substr", "unicode_decode", "unicode_decode_with_offsets", "unicode_encode",
-        "unicode_split",
-        "unicode_transcode", "unsorted_segment_join")},
+        "string_upper", "substr", "unicode_decode", "unicode_decode_with_offsets",
+        "unicode_encode", "unicode_split", "unicode_transcode", "unsorted_segment_join")},
     **{op: "its result's shape depends on the values" for op in (
         "unique", "unique_with_counts", "where_indices", "segment_max", "segment_mean",
         "segment_min", "segment_prod", "segment_sum")},

@@ -4,26 +4,29 @@ from ...ir.families import load_families
 
 # Composites of other families' ops, with no ops of their own: image, image_boxes,
 # image_geometry, image_color, image_quality, image_random (tf.image), matrix,
-# linear_operator (tf.linalg, tf.linalg.LinearOperator*), nn_composites, nn_conv, nn_ctc,
-# nn_windows (tf.nn), random_composites (tf.random's samplers), signal_mdct (tf.signal),
-# safe_math (tf.math's *_no_nan, xlogy, ...), array_composites, math_composites (tf and
-# tf.math functions TF composes), initializers, debug_settings (tf.debugging's switches),
-# program (tf.executing_eagerly, tf.group, ...), nn_sampling (the candidate samplers),
-# space_batch (space_to_batch_nd and its inverse), partition (dynamic_partition,
-# dynamic_stitch), host (tf.timestamp, tf.check_pinned), conv_raw (tf.conv,
-# conv2d_backprop_*_v2, extract_volume_patches), edit_distance; axes: the axis-attribute
-# helper the families share; unicode_script_table: the ICU script runs.
+# linear_operator, linear_operator_structured (tf.linalg, tf.linalg.LinearOperator*),
+# nn_composites, nn_conv, nn_ctc, nn_windows (tf.nn), random_composites (tf.random's
+# samplers), signal_mdct, signal_nd (tf.signal), tridiagonal_eigen
+# (tf.linalg.eigh_tridiagonal), array_composites, math_composites (tf and tf.math functions
+# TF composes), initializers, debug_settings (tf.debugging's switches), program
+# (tf.executing_eagerly, tf.group, ...), nn_sampling (the candidate samplers), space_batch
+# (space_to_batch_nd and its inverse), partition (dynamic_partition, dynamic_stitch), host
+# (tf.timestamp, tf.check_pinned), conv_raw (tf.conv, conv2d_backprop_*_v2,
+# extract_volume_patches), edit_distance; axes: the axis-attribute helper the families
+# share; unicode_script_table: the ICU script runs.
 COMPOSITES = ("image", "image_boxes", "image_geometry", "image_color", "image_quality",
-              "image_random", "matrix", "linear_operator", "nn_composites", "nn_conv",
-              "nn_ctc", "nn_windows", "random_composites", "signal_mdct", "safe_math",
-              "program", "array_composites", "math_composites", "initializers",
-              "debug_settings", "nn_sampling", "space_batch", "partition", "host", "conv_raw",
-              "edit_distance")
+              "image_random", "matrix", "linear_operator", "linear_operator_structured",
+              "nn_composites", "nn_conv", "nn_ctc", "nn_windows", "random_composites",
+              "signal_mdct", "signal_nd", "tridiagonal_eigen", "program", "array_composites",
+              "math_composites", "initializers", "debug_settings", "nn_sampling",
+              "space_batch", "partition", "host", "conv_raw", "edit_distance")
 FAMILIES = load_families(__name__, __path__,
                          not_families=COMPOSITES + ("axes", "unicode_script_table"))
 from . import (image, image_boxes, image_color, image_geometry,  # noqa: E402,F401
-               image_quality, image_random, linear_operator, matrix, nn_composites, nn_conv,
-               nn_ctc, nn_windows, program, random_composites, safe_math, signal_mdct)
+               image_quality, image_random, linear_operator,
+               linear_operator_structured, matrix, nn_composites, nn_conv,
+               nn_ctc, nn_windows, program, random_composites, signal_mdct, signal_nd,
+               tridiagonal_eigen)
 from . import (array_composites, debug_settings, initializers,  # noqa: E402,F401
                conv_raw, edit_distance, host, math_composites, nn_sampling, partition,
                space_batch)

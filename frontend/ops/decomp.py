@@ -48,13 +48,13 @@ def eigvalsh(tensor, name=None):
     return apply("self_adjoint_eig", (convert_to_tensor(tensor),), {"compute_v": False})[0]
 
 
-@tf_export("linalg.eig")
+@tf_export("linalg.eig", "eig")
 def eig(tensor, name=None):
     """(e, v): the complex eigenvalues and eigenvectors (v's columns) of square matrices."""
     return tuple(apply("eig", (convert_to_tensor(tensor),), {"compute_v": True}))
 
 
-@tf_export("linalg.eigvals")
+@tf_export("linalg.eigvals", "eigvals")
 def eigvals(tensor, name=None):
     """The complex eigenvalues of square matrices."""
     return apply("eig", (convert_to_tensor(tensor),), {"compute_v": False})[0]

@@ -1,12 +1,12 @@
 """TF's guarded and compound elementwise math, composed as TF composes them or as their
 kernels define them: divide_no_nan, xlogy and relatives, log_sigmoid, is_inf, count_nonzero,
-truncatediv/truncatemod. (multiply_no_nan and softsign need ops of their own: TF's gradients
-of them are not their compositions'.) The guards select before the risky op runs on a safe operand, so the
+truncatediv/truncatemod; and multiply_no_nan, which runs an op of its own (TF's gradient of it
+is not the composition's). The guards select before the risky op runs on a safe operand, so the
 gradients have no NaN where the value is guarded (TF's gradients are 0 there too)."""
 from __future__ import annotations
 
-from ..eager.dispatch import convert_pair, convert_to_tensor
-from ..export import tf_export
+from ..eager.dispatch import apply, convert_pair, convert_to_tensor
+from ..export import runs, tf_export
 from . import array as A
 from . import math as M
 from . import reduce as R
@@ -112,3 +112,10 @@ def truncatemod(x, y, name=None):
 def realdiv(x, y, name=None):
     """x / y for real floats, without truediv's integer casts."""
     return M.divide_no_promote(x, y)
+
+
+@tf_export("math.multiply_no_nan")
+@runs("mul_no_nan")
+def multiply_no_nan(x, y, name=None):
+    """x * y, and 0 where y is 0 (even for x = inf or NaN)."""
+    return apply("mul_no_nan", convert_pair(x, y))

@@ -24,12 +24,14 @@ _PREFIXES = itertools.count()
 
 
 @functools.lru_cache(maxsize=256)
-def _jax_module_text(fn_key, shape: tuple, dtype: str) -> str:
-    """The StableHLO text of `JAX_FUNCTIONS[fn_key]` lowered for one input of shape/dtype."""
+def _jax_module_text(fn_key, avals: tuple) -> str:
+    """The StableHLO text of `JAX_FUNCTIONS[fn_key]` lowered for inputs of the (shape,
+    dtype) pairs `avals`."""
     import jax
     fn = JAX_FUNCTIONS[fn_key[0]](*fn_key[1:])
     with jax.enable_x64(True):
-        return jax.jit(fn).lower(jax.ShapeDtypeStruct(shape, np.dtype(dtype))).as_text()
+        return jax.jit(fn).lower(*[jax.ShapeDtypeStruct(shape, np.dtype(dtype))
+                                   for shape, dtype in avals]).as_text()
 
 
 def _module_of(block):
@@ -39,11 +41,12 @@ def _module_of(block):
     return op
 
 
-def call_jax(ctx, fn_key, x):
-    """Call the jax function named by `fn_key` on x from the rule being lowered: its module's
-    functions are renamed apart and moved into the module under construction. Returns the
-    results with jax's types."""
-    text = _jax_module_text(fn_key, tuple(ctx.shape(x)), ctx.dtype(x).np.name)
+def call_jax(ctx, fn_key, *xs):
+    """Call the jax function named by `fn_key` on xs from the rule being lowered: its
+    module's functions are renamed apart and moved into the module under construction.
+    Returns the results with jax's types."""
+    text = _jax_module_text(fn_key, tuple((tuple(ctx.shape(x)), ctx.dtype(x).np.name)
+                                          for x in xs))
     prefix = f"flowjit_{fn_key[0]}_{next(_PREFIXES)}_"
     for name in set(_FUNC_NAME.findall(text)):
         text = re.sub(rf"@{re.escape(name)}\b(?![\w.$-])", f"@{prefix}{name}", text)
@@ -58,7 +61,8 @@ def call_jax(ctx, fn_key, x):
             result_types = ir.FunctionType(signature).results
         fn.attributes["sym_visibility"] = ir.StringAttr.get("private")
         ir.InsertionPoint(body).insert(fn.detach_from_parent())
-    call = mlir_func.CallOp(result_types, ir.FlatSymbolRefAttr.get(prefix + "main"), [x])
+    call = mlir_func.CallOp(result_types, ir.FlatSymbolRefAttr.get(prefix + "main"),
+                            list(xs))
     return list(call.results)
 
 

@@ -101,8 +101,9 @@ _declare_arg("argmin", "LT", np.inf)
 
 
 # --- cumsum / cumprod ----------------------------------------------------------------------
-def scan(ctx, x, axis, kind, exclusive=False, reverse=False):
-    """Inclusive (or exclusive) prefix combine of `x` along `axis` with `kind` (add/mul).
+def scan(ctx, x, axis, kind, exclusive=False, reverse=False, init=None, combine=None):
+    """Inclusive (or exclusive) prefix combine of `x` along `axis` with `kind` (add/mul), or
+    with the scalar function `combine` whose identity is `init`.
 
     A reduce_window whose window spans the whole axis, padded with n-1 identities in front:
     output i combines inputs 0..i. XLA recognises this form and rewrites it into a
@@ -128,7 +129,8 @@ def scan(ctx, x, axis, kind, exclusive=False, reverse=False):
         pad = n
     padding = [(0, 0)] * rank
     padding[axis] = (0, pad) if reverse else (pad, 0)   # reversed windows look ahead
-    return ctx.reduce_window(x, shape, kind, window, [1] * rank, padding)
+    return ctx.reduce_window(x, shape, kind, window, [1] * rank, padding, init=init,
+                             combine=combine)
 
 
 def _declare_scan(name, kind):

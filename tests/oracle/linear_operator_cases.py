@@ -30,6 +30,31 @@ def build(tf) -> dict:
             L.LinearOperatorFullMatrix(c([[2.0, 1.0], [-1.0, 3.0]]))]),
         "adjoint": L.LinearOperatorAdjoint(L.LinearOperatorLowerTriangular(c(TRIL))),
         "inversion": L.LinearOperatorInversion(L.LinearOperatorFullMatrix(c(FULL))),
+        "householder": L.LinearOperatorHouseholder(c([[1.0, 2.0, 2.0], [0.0, -3.0, 1.0]])),
+        "permutation": L.LinearOperatorPermutation(tf.constant([[1, 2, 0], [2, 1, 0]]),
+                                                   dtype=tf.float64),
+        "toeplitz": L.LinearOperatorToeplitz(c([[4.0, 1.0, -2.0], [3.0, 0.5, 1.0]]),
+                                             c([[9.0, 0.5, 3.0], [9.0, 2.0, 0.0]])),
+        "tridiag": L.LinearOperatorTridiag(c([[[1.0, 2.0, 9.0], [4.0, 5.0, 6.0],
+                                               [9.0, 7.0, -1.0]],
+                                              [[0.5, -1.0, 9.0], DIAG[0], [9.0, 2.0, 3.0]]])),
+        "tridiag_sequence": L.LinearOperatorTridiag(
+            [c([[1.0, 2.0, 9.0], [0.0, 3.0, 9.0]]), c(DIAG), c([[9.0, 7.0, -1.0]] * 2)],
+            diagonals_format="sequence"),
+        "tridiag_matrix": L.LinearOperatorTridiag(c(FULL), diagonals_format="matrix"),
+        "kronecker": L.LinearOperatorKronecker([
+            L.LinearOperatorScaledIdentity(1, c([2.0, -0.5])),
+            L.LinearOperatorFullMatrix(c(FULL[0]))]),
+        "low_rank_update": L.LinearOperatorLowRankUpdate(
+            L.LinearOperatorDiag(c(DIAG)), c([[1.0, 0.5], [0.0, 2.0], [1.0, -1.0]]),
+            diag_update=c([2.0, 0.5])),
+        "low_rank_update_v": L.LinearOperatorLowRankUpdate(
+            L.LinearOperatorFullMatrix(c(FULL)), c([[1.0], [0.0], [2.0]]),
+            v=c([[0.5], [1.0], [-1.0]])),
+        "block_lower_triangular": L.LinearOperatorBlockLowerTriangular([
+            [L.LinearOperatorScaledIdentity(1, c([3.0, 0.5]))],
+            [L.LinearOperatorFullMatrix(c([[1.0], [-2.0]])),
+             L.LinearOperatorFullMatrix(c([[2.0, 1.0], [-1.0, 3.0]]))]]),
     }
 
 

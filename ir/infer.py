@@ -34,7 +34,8 @@ def same_dtype(types, allowed=ALL) -> D.DType:
         if t.dtype is not first:
             raise InferenceError(
                 f"cannot compute op as input #{i}(zero-based) was expected to be a "
-                f"{first.name} tensor but is a {t.dtype.name} tensor", dtype_error=True)
+                f"{D.runtime_name(first)} tensor but is a {D.runtime_name(t.dtype)} tensor",
+                dtype_error=True, mismatch=(i, first, t.dtype))
     if first not in allowed:
         raise InferenceError(f"dtype {first.name} is not supported; allowed: {_names(allowed)}",
                              dtype_error=True)

@@ -51,11 +51,14 @@ class InferenceError(Exception):
     `graph_message` is the text of TF's shape function when it differs from the kernel's."""
 
     def __init__(self, message: str, error_class=InvalidArgumentError, dtype_error=False,
-                 graph_message=None):
+                 graph_message=None, mismatch=None):
         super().__init__(message)
         self.error_class = error_class
         self.dtype_error = dtype_error
         self.graph_message = graph_message or message
+        # (input index, expected dtype, given dtype): TF words this with the op's kernel and
+        # argument names, which dispatch knows and inference does not.
+        self.mismatch = mismatch
 
     @property
     def build_error_class(self):
@@ -64,6 +67,32 @@ class InferenceError(Exception):
         if self.dtype_error:
             return TypeError
         return ValueError if self.error_class is InvalidArgumentError else self.error_class
+
+    def messages(self, kernel: str, arguments) -> tuple[str, str]:
+        """(eager text, graph-building text) as TF words them for an op TF calls `kernel`
+        with inputs named `arguments`."""
+        if self.mismatch is None:
+            return str(self), self.graph_message
+        i, want, got = self.mismatch
+        eager = (f"cannot compute {kernel} as input #{i}(zero-based) was expected to be a "
+                 f"{D.runtime_name(want)} tensor but is a {D.runtime_name(got)} tensor")
+        names = [a.rstrip("*") for a in arguments]
+        first, this = names[0], names[min(i, len(names) - 1)]
+        if this == first:   # elements of one list input: TF's graph text differs, not kept
+            return eager, eager
+        return eager, (f"Input '{this}' of '{kernel}' Op has type {got.name} that does not "
+                       f"match type {want.name} of argument '{first}'.")
+
+
+# TF's kernel names where they are not the CamelCase of the op's name (error texts name them).
+TF_KERNELS = {"add": "AddV2", "div": "RealDiv", "floordiv": "FloorDiv", "floormod": "FloorMod",
+              "logical_and": "LogicalAnd", "logical_or": "LogicalOr", "not_equal": "NotEqual",
+              "less_equal": "LessEqual", "greater_equal": "GreaterEqual", "matmul": "MatMul",
+              "atan2": "Atan2", "squared_difference": "SquaredDifference", "concat": "ConcatV2"}
+
+
+def tf_kernel_name(op: str) -> str:
+    return TF_KERNELS.get(op) or "".join(w.capitalize() for w in op.split("_"))
 
 
 REQUIRED = object()

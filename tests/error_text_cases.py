@@ -30,7 +30,20 @@ def cases(tf):
     def gather_index(x):
         return tf.gather(x, 7)
 
-    return [reshape, matmul, add_shapes, reduce_axis, concat_ranks, transpose_perm, gather_index]
+    def add_dtypes(x):
+        return x + tf.ones([2, 3], tf.int32)
+
+    def maximum_dtypes(x):
+        return tf.maximum(tf.cast(x, tf.float64), x)
+
+    def matmul_dtypes(x):
+        return tf.matmul(x, tf.ones([3, 2], tf.float16))
+
+    def floordiv_dtypes(x):
+        return tf.math.floordiv(tf.cast(x, tf.int64), tf.cast(x, tf.int32))
+
+    return [reshape, matmul, add_shapes, reduce_axis, concat_ranks, transpose_perm, gather_index,
+            add_dtypes, maximum_dtypes, matmul_dtypes, floordiv_dtypes]
 
 
 def run(tf, fn, mode):

@@ -5,8 +5,8 @@ Each oracle case that TF answers with values (not an error, not a known mismatch
 once as the `tf.function` that test_tf_oracle.py runs in the graph and XLA modes (its eager
 mode runs the same API calls op by op; a case checked eagerly only runs eagerly here); the
 registry ops in its graph (nested control-flow graphs included) are covered in the case's
-modes, and the ops whose gradient function the case's tape ran are covered with a gradient. Tables that name an op the cases already cover
-fail too, so they only shrink.
+modes, and the ops whose gradient function the case's tape ran are covered with a gradient.
+Tables that name an op the cases already cover fail too, so they only shrink.
 """
 from __future__ import annotations
 

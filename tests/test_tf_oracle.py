@@ -51,9 +51,6 @@ _KERNEL_PREFIX = re.compile(r"^\w+Op ?: ")
 _NODE_SUFFIX = re.compile(r", node name: \w+$")
 # Error messages that differ from TF's in wording (the class is still checked): group/case.
 MESSAGE_DIFFERS = {
-    # TF names the C++ kernel and its type names ("MatMul", "float", "double")
-    "array/matmul-89": "flowjit names the op and dtypes as the API does",
-    "breadth_nn2/nn.sampled_softmax_loss-20": "flowjit names the op and dtypes as the API does",
     # TF follows "did not hold element-wise:" with the data; flowjit puts the user's line
     # there and the data on the next line
     "debugging/debugging.assert_negative-1": "flowjit's assert layout",

@@ -14,7 +14,7 @@ import numpy as np
 
 from ...ir import dtypes as D
 from ...ir import errors
-from ...ir.registry import OPS, TT, InferenceError, OpDef, infer_types
+from ...ir.registry import OPS, TT, InferenceError, OpDef, infer_types, tf_kernel_name
 from ...ir.shapes import format_shape
 from ...runtime.kernels import KERNELS
 from ..function.context import context
@@ -295,8 +295,8 @@ def infer_or_raise(opdef: OpDef, types, attrs: dict, building=False):
     try:
         return infer_types(opdef, types, attrs)
     except InferenceError as e:
-        msg = describe_failure(opdef, types, attrs, e.graph_message if building else str(e),
-                               building)
+        eager, graph = e.messages(tf_kernel_name(opdef.name), opdef.inputs)
+        msg = describe_failure(opdef, types, attrs, graph if building else eager, building)
         cls = e.build_error_class if building else e.error_class
         if issubclass(cls, errors.OpError):
             raise errors.noted(cls(None, opdef.name, msg)) from None

@@ -124,27 +124,39 @@ def sparse_dense_matmul(sp_a, b, adjoint_a=False, adjoint_b=False, name=None):
 
 @tf_export("sparse.reduce_sum")
 def reduce_sum(sp_input, axis=None, keepdims=None, output_is_sparse=False, name=None):
-    """The sum of the elements over `axis` (all when None), dense."""
-    _no_sparse_output(output_is_sparse, "reduce_sum")
-    return R.reduce_sum(to_dense(sp_input), axis=axis, keepdims=bool(keepdims))
+    """The sum of the elements over `axis` (all when None): dense, or with `output_is_sparse`
+    a SparseTensor of the positions some element was summed into (zero sums kept, as TF)."""
+    sp = _sparse(sp_input, "reduce_sum")
+    total = R.reduce_sum(to_dense(sp), axis=axis, keepdims=bool(keepdims))
+    return _sparse_result(total, _present(sp, axis, keepdims)) if output_is_sparse else total
 
 
 @tf_export("sparse.reduce_max")
 def reduce_max(sp_input, axis=None, keepdims=None, output_is_sparse=False, name=None):
-    """The maximum of the *present* values over `axis`; 0 where none is present (TF's)."""
-    _no_sparse_output(output_is_sparse, "reduce_max")
+    """The maximum of the *present* values over `axis`; 0 where none is present (TF's); with
+    `output_is_sparse` a SparseTensor of the positions some value was reduced into."""
     sp = _sparse(sp_input, "reduce_max")
     lowest = -np.inf if sp.dtype.is_floating else np.iinfo(sp.dtype.np).min
     best = R.reduce_max(to_dense(sp, default_value=lowest), axis=axis, keepdims=bool(keepdims))
-    present = R.reduce_any(to_dense(sp.with_values(A.ones_like(sp.values, dtype=D.bool_)),
-                                    default_value=False), axis=axis, keepdims=bool(keepdims))
-    return M.where(present, best, A.zeros_like(best))
+    present = _present(sp, axis, keepdims)
+    best = M.where(present, best, A.zeros_like(best))
+    return _sparse_result(best, present) if output_is_sparse else best
 
 
-def _no_sparse_output(output_is_sparse, opname):
-    if output_is_sparse:
-        raise errors.UnimplementedError(None, opname, f"sparse.{opname}: output_is_sparse="
-                                        f"True is not supported; the result is dense")
+def _present(sp, axis, keepdims):
+    """Where the reduction of `sp` over `axis` met at least one of its elements."""
+    return R.reduce_any(to_dense(sp.with_values(A.ones_like(sp.values, dtype=D.bool_)),
+                                 default_value=False), axis=axis, keepdims=bool(keepdims))
+
+
+def _sparse_result(dense, present):
+    """`dense` at the `present` positions, as TF's Sparse*Sparse reductions give them."""
+    shape = A.shape(dense, out_type=D.int64)
+    if dense.shape.rank == 0:   # a full reduction: one entry with no coordinates, if present
+        flat = M.where(A.reshape(present, [1]))
+        return SparseTensor(flat[:, :0], A.gather_nd(A.reshape(dense, [1]), flat), shape)
+    indices = M.where(present)
+    return SparseTensor(indices, A.gather_nd(dense, indices), shape)
 
 
 # --- combining --------------------------------------------------------------------------------

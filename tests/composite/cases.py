@@ -589,3 +589,12 @@ def encode(value):
             v = a.tolist()
         return {"dtype": value.dtype.name, "shape": list(a.shape), "value": v}
     return value
+
+
+@case(xla=False)
+def sparse_reduce_output_is_sparse(tf):
+    # The positions some entry reduced into, a zero sum (row 0: 1.5 - 1.5) kept; every axis form.
+    st = tf.sparse.SparseTensor(_IX, _f32([1.5, -1.5, 3, -2]), [3, 4])
+    return [reduction(st, axis, keepdims=keep, output_is_sparse=True)
+            for reduction in (tf.sparse.reduce_sum, tf.sparse.reduce_max)
+            for axis, keep in ((1, None), (0, None), (-1, True), (None, None))]

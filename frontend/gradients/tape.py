@@ -273,8 +273,9 @@ class GradientTape:
             elif isinstance(t, Tensor):
                 self._tracked[id(t)] = t
             else:
-                raise ValueError(f"Passed in object {t!r} of type {type(t).__name__!r}, not "
-                                 f"tf.Tensor or tf.Variable or ExtensionType.")
+                raise errors.noted(ValueError(
+                    f"Passed in object {t!r} of type {type(t).__name__!r}, not tf.Tensor or "
+                    f"tf.Variable or ExtensionType."))
 
     def _watch_variable(self, var):
         self._tracked[id(var)] = var

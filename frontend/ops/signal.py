@@ -13,6 +13,7 @@ import math
 import numpy as np
 
 from ...ir import dtypes as D
+from ...ir import errors
 from ..eager.dispatch import apply, convert_to_tensor
 from ..export import tf_export
 from . import array as A
@@ -68,7 +69,7 @@ def _real_transform(opname, rank, doc):
         allowed = _REAL_INPUTS if opname == "rfft" else D.COMPLEX
         if x.dtype not in allowed:
             names = " or ".join(f"tf.{d.name}" for d in allowed)
-            raise ValueError(f"{opname.upper()} requires {names} inputs, got: {x!s}")
+            raise errors.noted(ValueError(f"{opname.upper()} requires {names} inputs, got: {x!s}"))
         if fft_length is None:
             dims = _inner_dims(x, rank, fn.__name__)
             lengths = tuple(dims) if opname == "rfft" else \

@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 
 from ...ir import dtypes as D
+from ...ir import errors
 from ..eager.dispatch import convert_to_tensor
 from ..export import tf_export
 from . import array as A
@@ -130,7 +131,8 @@ def rfftnd(input_tensor, fft_length=None, axes=None, norm=None, name=None):
     non-negative frequencies."""
     x = convert_to_tensor(input_tensor, dtype_hint=D.float32)
     if x.dtype not in (D.float32, D.float64):
-        raise ValueError(f"RFFT requires tf.float32 or tf.float64 inputs, got: {x}")
+        raise errors.noted(ValueError(
+            f"RFFT requires tf.float32 or tf.float64 inputs, got: {x}"))
     axes = _axes(x, axes, "rfftnd")
     lengths = _lengths(x, axes, fft_length, "rfftnd")
     x = _scale(x, lengths, norm, forward=True)
@@ -148,7 +150,8 @@ def irfftnd(input_tensor, fft_length=None, axes=None, norm=None, name=None):
     2 * (n - 1) by default."""
     x = _complex_input(input_tensor)
     if x.dtype not in D.COMPLEX:
-        raise ValueError(f"IRFFT requires tf.complex64 or tf.complex128 inputs, got: {x}")
+        raise errors.noted(ValueError(
+            f"IRFFT requires tf.complex64 or tf.complex128 inputs, got: {x}"))
     axes = _axes(x, axes, "irfftnd")
     lengths = _lengths(x, axes, fft_length, "irfftnd", inverse_real=True)
     x = _scale(x, lengths, norm, forward=False)

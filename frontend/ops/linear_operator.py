@@ -331,23 +331,29 @@ class LinearOperatorLowerTriangular(LinearOperator):
         return R.reduce_sum(M.log(M.abs(diag_part(self._tril))), axis=-1)
 
 
-@tf_export("linalg.LinearOperatorComposition")
-class LinearOperatorComposition(LinearOperator):
-    """operators[0] @ operators[1] @ ... as one operator."""
+class _LinearOperatorOfOperators(LinearOperator):
+    """An operator made of `operators`, named by joining theirs with `_JOINER`."""
+    _JOINER = "_o_"
+    _EMPTY = "Expected a non-empty list of operators. Found: {}"
 
     def __init__(self, operators, is_non_singular=None, is_self_adjoint=None,
                  is_positive_definite=None, is_square=None, name=None):
         self._operators = list(operators)
         if not self._operators:
-            raise ValueError(f"Expected a non-empty list of operators. Found: {operators}")
+            raise ValueError(self._EMPTY.format(operators))
         super().__init__(self._operators[0].dtype, is_non_singular, is_self_adjoint,
                          is_positive_definite, is_square,
-                         name or "_o_".join(op.name for op in self._operators),
+                         name or self._JOINER.join(op.name for op in self._operators),
                          {"operators": operators})
 
     @property
     def operators(self):
         return self._operators
+
+
+@tf_export("linalg.LinearOperatorComposition")
+class LinearOperatorComposition(_LinearOperatorOfOperators):
+    """operators[0] @ operators[1] @ ... as one operator."""
 
     def _shape(self):
         batch = _static_batch(*(op._shape()[:-2] for op in self._operators))
@@ -391,22 +397,14 @@ class LinearOperatorComposition(LinearOperator):
 
 
 @tf_export("linalg.LinearOperatorBlockDiag")
-class LinearOperatorBlockDiag(LinearOperator):
+class LinearOperatorBlockDiag(_LinearOperatorOfOperators):
     """Square operators placed along the diagonal of one block matrix."""
+    _JOINER = "_ds_"
 
     def __init__(self, operators, is_non_singular=None, is_self_adjoint=None,
                  is_positive_definite=None, is_square=True, name=None):
-        self._operators = list(operators)
-        if not self._operators:
-            raise ValueError(f"Expected a non-empty list of operators. Found: {operators}")
-        super().__init__(self._operators[0].dtype, is_non_singular, is_self_adjoint,
-                         is_positive_definite, True,
-                         name or "_ds_".join(op.name for op in self._operators),
-                         {"operators": operators})
-
-    @property
-    def operators(self):
-        return self._operators
+        super().__init__(operators, is_non_singular, is_self_adjoint, is_positive_definite,
+                         True, name)
 
     def _batch(self):
         return _static_batch(*(op._shape()[:-2] for op in self._operators))

@@ -14,8 +14,8 @@ from . import array as A
 from . import math as M
 from . import reduce as R
 from .linalg import matmul
-from .linear_operator import (LinearOperator, LinearOperatorFullMatrix, _broadcast_dims,
-                              _static_batch)
+from .linear_operator import (LinearOperator, LinearOperatorFullMatrix,
+                              _LinearOperatorOfOperators, _broadcast_dims, _static_batch)
 from .matrix import diag, diag_part
 
 
@@ -216,24 +216,12 @@ def _band(m, k):
 
 
 @tf_export("linalg.LinearOperatorKronecker")
-class LinearOperatorKronecker(LinearOperator):
+class LinearOperatorKronecker(_LinearOperatorOfOperators):
     """The Kronecker product of `operators`, the first the outermost: entry ((i, k), (j, l))
     of A kron B is A[i, j] B[k, l]. Its determinant is the product of det(A_i) to the power
     of the other factors' size."""
-
-    def __init__(self, operators, is_non_singular=None, is_self_adjoint=None,
-                 is_positive_definite=None, is_square=None, name=None):
-        self._operators = list(operators)
-        if not self._operators:
-            raise ValueError(f"Expected a list of >=1 operators. Found: {operators}")
-        super().__init__(self._operators[0].dtype, is_non_singular, is_self_adjoint,
-                         is_positive_definite, is_square,
-                         name or "_x_".join(op.name for op in self._operators),
-                         {"operators": operators})
-
-    @property
-    def operators(self):
-        return self._operators
+    _JOINER = "_x_"
+    _EMPTY = "Expected a list of >=1 operators. Found: {}"
 
     def _shape(self):
         batch = _static_batch(*(op._shape()[:-2] for op in self._operators))

@@ -101,28 +101,29 @@ def _complex_input(input_tensor):
     return convert_to_tensor(input_tensor, dtype_hint=D.complex64)
 
 
+def _complex_nd(input_tensor, fft_length, axes, norm, forward: bool):
+    """The DFT (or its inverse) over `axes` (all by default), each cropped/padded to its
+    fft_length."""
+    opname = "fftnd" if forward else "ifftnd"
+    x = _complex_input(input_tensor)
+    axes = _axes(x, axes, opname)
+    lengths = _lengths(x, axes, fft_length, opname)
+    x = _scale(x, lengths, norm, forward=forward)
+    for axis, n in zip(axes, lengths):
+        x = _along(_fit(x, axis, n), axis, fft if forward else ifft)
+    return x
+
+
 @tf_export("signal.fftnd")
 def fftnd(input_tensor, fft_length=None, axes=None, norm=None, name=None):
     """The DFT over `axes` (all by default), each cropped/padded to its fft_length."""
-    x = _complex_input(input_tensor)
-    axes = _axes(x, axes, "fftnd")
-    lengths = _lengths(x, axes, fft_length, "fftnd")
-    x = _scale(x, lengths, norm, forward=True)
-    for axis, n in zip(axes, lengths):
-        x = _along(_fit(x, axis, n), axis, fft)
-    return x
+    return _complex_nd(input_tensor, fft_length, axes, norm, forward=True)
 
 
 @tf_export("signal.ifftnd")
 def ifftnd(input_tensor, fft_length=None, axes=None, norm=None, name=None):
     """The inverse DFT over `axes` (all by default), each cropped/padded to its length."""
-    x = _complex_input(input_tensor)
-    axes = _axes(x, axes, "ifftnd")
-    lengths = _lengths(x, axes, fft_length, "ifftnd")
-    x = _scale(x, lengths, norm, forward=False)
-    for axis, n in zip(axes, lengths):
-        x = _along(_fit(x, axis, n), axis, ifft)
-    return x
+    return _complex_nd(input_tensor, fft_length, axes, norm, forward=False)
 
 
 @tf_export("signal.rfftnd")

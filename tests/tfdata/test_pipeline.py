@@ -35,7 +35,8 @@ def test_shuffle_buffer_bounds_displacement():
     assert all(v <= i + 4 for i, v in enumerate(out))
 
 
-def test_parallel_map_keeps_order_and_overlaps():
+def _overlap_probe():
+    """(slow, peak): `slow(x)` returns x after 20 ms; peak[0] is the most calls seen at once."""
     active, peak = [0], [0]
     lock = threading.Lock()
 
@@ -47,6 +48,11 @@ def test_parallel_map_keeps_order_and_overlaps():
         with lock:
             active[0] -= 1
         return x
+    return slow, peak
+
+
+def test_parallel_map_keeps_order_and_overlaps():
+    slow, peak = _overlap_probe()
 
     def f(x):
         return tf.numpy_function(slow, [x], tf.int64) + 0
@@ -281,17 +287,7 @@ def test_read_file_eager_in_a_function_and_in_a_dataset(tmp_path):
 
 
 def test_parallel_interleave_and_batch_overlap_in_order():
-    active, peak = [0], [0]
-    lock = threading.Lock()
-
-    def slow(x):
-        with lock:
-            active[0] += 1
-            peak[0] = max(peak[0], active[0])
-        time.sleep(0.02)
-        with lock:
-            active[0] -= 1
-        return x
+    slow, peak = _overlap_probe()
 
     def inner(x):
         return tf.data.Dataset.range(4).map(

@@ -21,11 +21,16 @@ def _outcome(fn):
         return {"error": type(e).__name__, "message": str(e)}
 
 
-if __name__ == "__main__":
+def record(case_module, file_name: str) -> None:
+    """Write TF's outcome of every case of `case_module` to tests/data/`file_name`."""
     data = {"tensorflow": tf.__version__,
-            "cases": {name: _outcome(fn) for name, fn in cases.CASES.items()}}
-    path = os.path.join(ROOT, "tests", "data", "tf_composite.json")
+            "cases": {name: _outcome(fn) for name, fn in case_module.CASES.items()}}
+    path = os.path.join(ROOT, "tests", "data", file_name)
     with open(path, "w") as f:
         json.dump(data, f, separators=(",", ":"))
         f.write("\n")
     print("wrote", path)
+
+
+if __name__ == "__main__":
+    record(cases, "tf_composite.json")

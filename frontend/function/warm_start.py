@@ -203,15 +203,19 @@ def _environment() -> dict:
     from importlib.metadata import version as installed_version
 
     from ...lowering import rule_generation
-    from ...passes.pipeline import get_experimental_options
     from ...runtime import xla
     device = xla.device()
+    package = __name__.split(".")[0]
     # the package's version, read from the loaded package (importing it here would be a
     # cycle: the package imports this layer)
-    version = getattr(sys.modules.get(__name__.split(".")[0]), "__version__", None)
+    version = getattr(sys.modules.get(package), "__version__", None)
+    # The optimizer options live in the passes layer; until it is loaded nobody has set any,
+    # and loading it (xDSL) here would cost a warm start about a second.
+    pipeline = sys.modules.get(package + ".passes.pipeline")
+    options = pipeline.get_experimental_options() if pipeline is not None else {}
     return {"flowjit": version, "jaxlib": installed_version("jaxlib"),
             "rules": rule_generation.GENERATION,
-            "optimizer": sorted((k, repr(v)) for k, v in get_experimental_options().items()),
+            "optimizer": sorted((k, repr(v)) for k, v in options.items()),
             "device": [device.platform, device.device_kind]}
 
 

@@ -2,6 +2,8 @@
 cropped or zero-padded to the shape stablehlo.fft requires."""
 from __future__ import annotations
 
+import numpy as np
+
 from ...runtime.jax_internals import hlo
 from .core import register_lowering
 
@@ -19,8 +21,25 @@ def _fit(ctx, x, sizes):
     return x
 
 
+def _row_major(ctx, x):
+    """x, with XLA's layout assignment kept from giving it a non-default layout.
+
+    XLA's CPU FFT requires row-major operands but does not tell layout assignment so: a
+    consumer with a column-major operand constraint (LAPACK's custom calls, e.g. eigh)
+    propagates its layout back into the FFT, which then fails at run time
+    (fft_thunk.cc: IsMonotonicWithDim0Major); plain jax.jit fails the same way. A reshape
+    to rank 1 is a bitcast only from the row-major layout, and the barrier keeps the
+    simplifier from folding the reshape pair away before layout assignment sees it."""
+    shape = ctx.shape(x)
+    if len(shape) < 2:
+        return x
+    flat = hlo.optimization_barrier([ctx.reshape(x, [int(np.prod(shape))])])
+    return ctx.reshape(flat, shape)
+
+
 def _transform(ctx, x, kind, lengths):
-    return hlo.fft(x, hlo.FftTypeAttr.get(kind), ctx.i64s(lengths))
+    out = hlo.fft(_row_major(ctx, x), hlo.FftTypeAttr.get(kind), ctx.i64s(lengths))
+    return _row_major(ctx, out)
 
 
 @register_lowering("fft")

@@ -32,5 +32,15 @@ def irfft(x, rank, fft_length):
     if 0 in fft_length:
         shape = x.shape[:-rank] + tuple(fft_length)
         return np.zeros(shape, np.float32 if x.dtype == np.complex64 else np.float64)
-    out = np.fft.irfftn(x, s=tuple(fft_length), axes=_axes(rank))
+    bins = tuple(fft_length[:-1]) + (fft_length[-1] // 2 + 1,)
+    out = np.fft.irfftn(_zero_padded(x, bins), s=tuple(fft_length), axes=_axes(rank))
     return out.astype(np.float32 if x.dtype == np.complex64 else np.float64, copy=False)
+
+
+def _zero_padded(x, sizes):
+    """x with each empty trailing dim zero-padded to its size in `sizes`: numpy's irfftn
+    reads uninitialized memory for an empty axis (so does TF's kernel); the transform of
+    the zero-padded input is what XLA computes."""
+    lead = x.ndim - len(sizes)
+    pads = [(0, 0)] * lead + [(0, n if d == 0 else 0) for d, n in zip(x.shape[lead:], sizes)]
+    return np.pad(x, pads) if any(p for _, p in pads) else x

@@ -152,3 +152,15 @@ def test_fft_feeding_a_column_major_lapack_call_compiles(transform, shape):
     want = run_mode("eager", program, z)
     got = run_mode("xla", program, z)
     np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-10)
+
+
+@pytest.mark.parametrize("mode", ["eager", "graph", "xla"])
+@pytest.mark.parametrize("shape,fft_length", [((0,), [1]), ((2, 0), [4]), ((3, 0), [2, 2])])
+def test_irfft_of_an_empty_input_is_the_zero_padded_transform(mode, shape, fft_length):
+    """numpy's irfftn (and TF's kernel) read uninitialized memory for an empty axis; every
+    mode gives the transform of the zero-padded input, as XLA does (README: Differences)."""
+    irfft = tf.signal.irfft if len(fft_length) == 1 else tf.signal.irfft2d
+    got = run_mode(mode, lambda t: irfft(t, fft_length=fft_length),
+                   np.zeros(shape, np.complex64))
+    want_shape = shape[:len(shape) - len(fft_length)] + tuple(fft_length)
+    np.testing.assert_array_equal(got, np.zeros(want_shape, np.float32))

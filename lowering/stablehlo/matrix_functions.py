@@ -42,13 +42,15 @@ def _logm_one(a):
         root, k = state
         return (jnp.max(jnp.sum(jnp.abs(root - eye), axis=0)) > _CLOSE_TO_I) & (k < _MAX_ROOTS)
 
-    root, k = jax.lax.while_loop(far, lambda s: (sqrtm(s[0]), s[1] + 1), (a, 0))
+    finite = jnp.all(jnp.isfinite(a))
+    start = jnp.where(finite, a, eye)     # a non-finite matrix is NaN, as in the kernel
+    root, k = jax.lax.while_loop(far, lambda s: (sqrtm(s[0]), s[1] + 1), (start, 0))
     x = root - eye
     term, total = eye, jnp.zeros_like(a)
     for j in range(1, _SERIES_TERMS + 1):
         term = term @ x
         total = total + term * ((-1) ** (j + 1) / j)
-    return total * (2.0 ** k)
+    return jnp.where(finite, total * (2.0 ** k), jnp.asarray(complex(jnp.nan, jnp.nan), a.dtype))
 
 
 def _logm():

@@ -37,6 +37,15 @@ def matrix_square_root(x):
     return _per_matrix(_real_sqrtm, x, np.float64)
 
 
+def _finite_logm(m):
+    """SciPy's logm, NaN throughout for a matrix with an inf or NaN entry: there SciPy's
+    inverse scaling and squaring never gets close to I and loops forever; TF gives NaN for
+    such matrices (1x1 ones aside, README: Differences)."""
+    if not np.isfinite(m).all():
+        return np.full(m.shape, complex(np.nan, np.nan))
+    return _linalg().logm(m)
+
+
 @kernel("matrix_logarithm")
 def matrix_logarithm(x):
-    return _per_matrix(_linalg().logm, x, np.complex128)
+    return _per_matrix(_finite_logm, x, np.complex128)

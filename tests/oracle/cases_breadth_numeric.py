@@ -83,6 +83,9 @@ CASES = [
     case("linalg.logm", T([[4., 1.], [0., 9.]], "complex64")),
     case("linalg.logm", T([[[1., 2.], [0.5, 3.]], [[2., -1.], [1., 2.]]], "complex128")),
     case("linalg.logm", T([[-1., 0.], [0., 2.]], "complex128")),
+    # a NaN or inf entry: NaN throughout (SciPy's logm never terminates there)
+    case("linalg.logm", T([[1., "nan"], [0., 2.]], "complex128")),
+    case("linalg.logm", T([[["inf", 1.], [0., 2.]], [[2., 0.], [0., 3.]]], "complex64")),
     case("linalg.logm", T([[4., 1.], [0., 9.]]), modes=EAGER),
     case("linalg.logm", T([[1., 2., 3.]], "complex64"), modes=EAGER),
     # --- eigh_tridiagonal (eigenvalues: TF's eigenvectors' signs are its solver's own)

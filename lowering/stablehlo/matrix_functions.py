@@ -22,14 +22,20 @@ def _sqrtm(real):
     batched = jnp.vectorize(sqrtm, signature="(n,n)->(n,n)")
 
     def run(a):
-        root = batched(a)
+        finite = jnp.all(jnp.isfinite(a), axis=(-2, -1), keepdims=True)
+        root = batched(jnp.where(finite, a, 0))
         if not real:
-            return root
+            return jnp.where(finite, root, _complex_nan(a.dtype))
         size = jnp.max(jnp.abs(root), axis=(-2, -1), keepdims=True)
         complex_root = jnp.max(jnp.abs(root.imag), axis=(-2, -1), keepdims=True) > \
             _NOT_REAL * size
-        return jnp.where(complex_root, jnp.nan, root.real)
+        return jnp.where(complex_root | ~finite, jnp.nan, root.real)
     return run
+
+
+def _complex_nan(dtype):
+    import jax.numpy as jnp
+    return jnp.asarray(complex(jnp.nan, jnp.nan), dtype)
 
 
 def _logm_one(a):
@@ -42,15 +48,15 @@ def _logm_one(a):
         root, k = state
         return (jnp.max(jnp.sum(jnp.abs(root - eye), axis=0)) > _CLOSE_TO_I) & (k < _MAX_ROOTS)
 
-    finite = jnp.all(jnp.isfinite(a))
-    start = jnp.where(finite, a, eye)     # a non-finite matrix is NaN, as in the kernel
+    finite = jnp.all(jnp.isfinite(a))     # a non-finite matrix is NaN, as in the kernel
+    start = jnp.where(finite, a, eye)
     root, k = jax.lax.while_loop(far, lambda s: (sqrtm(s[0]), s[1] + 1), (start, 0))
     x = root - eye
     term, total = eye, jnp.zeros_like(a)
     for j in range(1, _SERIES_TERMS + 1):
         term = term @ x
         total = total + term * ((-1) ** (j + 1) / j)
-    return jnp.where(finite, total * (2.0 ** k), jnp.asarray(complex(jnp.nan, jnp.nan), a.dtype))
+    return jnp.where(finite, total * (2.0 ** k), _complex_nan(a.dtype))
 
 
 def _logm():

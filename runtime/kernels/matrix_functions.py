@@ -18,10 +18,15 @@ def _linalg():
 
 
 def _per_matrix(fn, x, wide):
+    """fn over the matrices of x in type `wide`; a matrix with an inf or NaN entry is NaN
+    throughout, as TF gives (1x1 ones aside, README: Differences): there SciPy's logm
+    never converges and its sqrtm returns infinities."""
     flat = x.reshape((-1,) + x.shape[-2:]).astype(wide)
     out = np.empty(flat.shape, x.dtype)
-    for i, m in enumerate(flat):
-        out[i] = fn(m) if m.size else m
+    nan = complex(np.nan, np.nan) if np.iscomplexobj(out) else np.nan
+    if flat.size:
+        for i, m in enumerate(flat):
+            out[i] = fn(m) if np.isfinite(m).all() else nan
     return out.reshape(x.shape)
 
 
@@ -37,15 +42,6 @@ def matrix_square_root(x):
     return _per_matrix(_real_sqrtm, x, np.float64)
 
 
-def _finite_logm(m):
-    """SciPy's logm, NaN throughout for a matrix with an inf or NaN entry: there SciPy's
-    inverse scaling and squaring never gets close to I and loops forever; TF gives NaN for
-    such matrices (1x1 ones aside, README: Differences)."""
-    if not np.isfinite(m).all():
-        return np.full(m.shape, complex(np.nan, np.nan))
-    return _linalg().logm(m)
-
-
 @kernel("matrix_logarithm")
 def matrix_logarithm(x):
-    return _per_matrix(_finite_logm, x, np.complex128)
+    return _per_matrix(_linalg().logm, x, np.complex128)

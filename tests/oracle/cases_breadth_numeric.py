@@ -73,6 +73,9 @@ CASES = [
                             [[2., 0.5, 0.], [0.3, 3., 0.], [0., 0., 1.]]], "float64"),
          grad=(0,)),
     case("matrix_square_root", T([[1., 2.], [3., 4.]])),
+    # an inf or NaN entry: NaN throughout
+    case("linalg.sqrtm", T([[["inf", 1.], [0., 2.]], [[4., 0.], [0., 9.]]])),
+    case("linalg.sqrtm", T([[1., 0.], ["nan", 2.]], "complex64")),
     case("matrix_square_root", T([[0., -1.], [1., 0.]], "float64"), grad=(0,)),
     case("linalg.sqrtm", T([[2., 1.], [1., 2.]], "complex64")),
     case("linalg.sqrtm", T([[[], []]])),
@@ -83,7 +86,7 @@ CASES = [
     case("linalg.logm", T([[4., 1.], [0., 9.]], "complex64")),
     case("linalg.logm", T([[[1., 2.], [0.5, 3.]], [[2., -1.], [1., 2.]]], "complex128")),
     case("linalg.logm", T([[-1., 0.], [0., 2.]], "complex128")),
-    # a NaN or inf entry: NaN throughout (SciPy's logm never terminates there)
+    # an inf or NaN entry: NaN throughout (SciPy's logm never terminates there)
     case("linalg.logm", T([[1., "nan"], [0., 2.]], "complex128")),
     case("linalg.logm", T([[["inf", 1.], [0., 2.]], [[2., 0.], [0., 3.]]], "complex64")),
     case("linalg.logm", T([[4., 1.], [0., 9.]]), modes=EAGER),

@@ -13,7 +13,8 @@ generator can make from their declared kinds (bools, ints, floats, dtypes, int t
 axes/permutations/sizes/paddings/shapes, the documented strings of `_STR_CHOICES`; any other
 attribute keeps its default). An op is applied when its inference accepts the generated
 operands and attributes, so each op meets every dtype it supports. Programs run in worker
-subprocesses, so an abort is counted as a crash and the run goes on. A mismatch is shrunk
+subprocesses, so an abort is counted as a crash and a program running over 300 s as a hang,
+and the run goes on. A mismatch is shrunk
 (trailing ops dropped while it still fails) and printed as a runnable repro.
 
 Tolerance policy (`close`): integers and bools exact; floats within rtol = atol = TOL[dtype]
@@ -47,8 +48,11 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import queue
 import subprocess
 import sys
+import tempfile
+import threading
 
 import ml_dtypes
 import numpy as np
@@ -478,10 +482,50 @@ def _worker(seeds):
         print(json.dumps({"seed": seed, **res}), flush=True)
 
 
-def run(programs: int, seed: int, chunk: int = 100, timeout: float = 900,
+def worker_command(seeds) -> list:
+    return [sys.executable, "-m", "flowjit.testing.fuzz", "--worker", ",".join(map(str, seeds))]
+
+
+def run_worker(command, env, program_timeout: float):
+    """Run a worker subprocess: the result records it printed, the seed it was running
+    when it died or ran over `program_timeout` seconds (None when it finished them all),
+    its stderr and return code (-9: killed for the timeout). Reading line by line, so a
+    program that never returns (a kernel looping forever) is a finding, not a stalled
+    run."""
+    err = tempfile.TemporaryFile()   # a file, not a pipe: a full pipe would block the worker
+    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=err, text=True, env=env)
+    lines: queue.Queue = queue.Queue()
+    threading.Thread(target=lambda: [lines.put(x) for x in proc.stdout] + [lines.put(None)],
+                     daemon=True).start()
+    records, running = [], None
+    while True:
+        try:
+            line = lines.get(timeout=program_timeout)
+        except queue.Empty:
+            proc.kill()
+            break
+        if line is None:
+            break
+        if not line.startswith("{"):
+            continue
+        r = json.loads(line)
+        if r.get("start"):
+            running = r["seed"]
+        else:
+            records.append(r)
+            running = None
+    proc.wait()
+    with err:
+        err.seek(0)
+        stderr = err.read().decode(errors="replace")
+    return records, running, stderr, proc.returncode
+
+
+def run(programs: int, seed: int, chunk: int = 100, program_timeout: float = 300,
         progress: bool = False) -> dict:
-    """Run `programs` programs (seeds seed..seed+programs-1) in worker subprocesses."""
-    counts = {"programs": 0, "ok": 0, "mismatch": 0, "crash": 0, "eager_error": 0}
+    """Run `programs` programs (seeds seed..seed+programs-1) in worker subprocesses; one
+    running longer than `program_timeout` seconds counts as a hang."""
+    counts = {"programs": 0, "ok": 0, "mismatch": 0, "crash": 0, "hang": 0, "eager_error": 0}
     failures = []
     todo = list(range(seed, seed + programs))
     # A value-sized result (bincount of 2**31 - 1) is legal but would hold gigabytes in each
@@ -490,16 +534,10 @@ def run(programs: int, seed: int, chunk: int = 100, timeout: float = 900,
     env.setdefault("FLOWJIT_MAX_ALLOCATION_BYTES", str(1 << 30))
     while todo:
         batch, todo = todo[:chunk], todo[chunk:]
-        proc = subprocess.run([sys.executable, "-m", "flowjit.testing.fuzz", "--worker",
-                               ",".join(map(str, batch))], capture_output=True, text=True,
-                              env=env, timeout=timeout)
+        records, running, stderr, returncode = run_worker(worker_command(batch), env,
+                                                          program_timeout)
         done = set()
-        for line in proc.stdout.splitlines():
-            if not line.startswith("{"):
-                continue
-            r = json.loads(line)
-            if r.get("start"):
-                continue
+        for r in records:
             if r["status"] == "mismatch":   # print as found: a long run may be cut short
                 print(f"--- seed {r['seed']}: {r['detail']}\n{r.get('repro', '')}",
                       file=sys.stderr, flush=True)
@@ -510,11 +548,15 @@ def run(programs: int, seed: int, chunk: int = 100, timeout: float = 900,
             if st == "mismatch":
                 failures.append(r)
         lost = [s for s in batch if s not in done]
-        if lost:   # the worker died at lost[0]: count it, resume after it
+        if lost:   # the worker hung or died at lost[0]: count it, resume after it
+            hung = running == lost[0] and returncode == -9
+            status = "hang" if hung else "crash"
             counts["programs"] += 1
-            counts["crash"] += 1
-            failures.append({"seed": lost[0], "status": "crash",
-                             "detail": proc.stderr[-500:]})
+            counts[status] += 1
+            detail = (f"still running after {program_timeout:.0f} s" if hung
+                      else stderr[-500:])
+            failures.append({"seed": lost[0], "status": status, "detail": detail,
+                             "repro": source(generate(lost[0]))})
             todo = lost[1:] + todo
         if progress:
             print(json.dumps(counts), file=sys.stderr, flush=True)
@@ -533,11 +575,11 @@ def main(argv=None) -> int:
         return 0
     result = run(args.programs, args.seed, progress=True)   # mismatches print as found
     for f in result["failures"]:
-        if f["status"] == "crash":
-            print(f"--- seed {f['seed']}: crash: {f['detail']}")
+        if f["status"] in ("crash", "hang"):
+            print(f"--- seed {f['seed']}: {f['status']}: {f['detail']}\n{f['repro']}")
     print(json.dumps(result["counts"]))
     c = result["counts"]
-    return 1 if c["mismatch"] or c["crash"] else 0
+    return 1 if c["mismatch"] or c["crash"] or c["hang"] else 0
 
 
 if __name__ == "__main__":

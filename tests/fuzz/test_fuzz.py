@@ -2,6 +2,9 @@
 `python -m flowjit.testing.fuzz --programs 10000 --seed 0` (README)."""
 from __future__ import annotations
 
+import sys
+import time
+
 import numpy as np
 
 from flowjit.testing import fuzz
@@ -11,7 +14,25 @@ def test_fixed_seed_budget_has_no_mismatch_and_no_crash():
     result = fuzz.run(programs=16, seed=1000, chunk=16)
     assert result["counts"]["programs"] == 16
     assert result["counts"]["crash"] == 0, result["failures"]
+    assert result["counts"]["hang"] == 0, result["failures"]
     assert result["counts"]["mismatch"] == 0, result["failures"]
+
+
+def test_a_program_that_never_returns_is_named_not_waited_for():
+    worker = [sys.executable, "-c", "import json, time; print(json.dumps({'seed': 7, "
+              "'status': 'ok'})); print(json.dumps({'seed': 8, 'start': True}), flush=True); "
+              "time.sleep(600)"]
+    t0 = time.monotonic()
+    records, running, _, returncode = fuzz.run_worker(worker, None, program_timeout=3)
+    assert time.monotonic() - t0 < 60
+    assert [r["seed"] for r in records] == [7]
+    assert running == 8 and returncode == -9
+
+
+def test_logm_of_an_infinite_matrix_ends():
+    """SciPy's logm loops forever on a matrix holding inf (seed 305034 hung a run)."""
+    result = fuzz.run(programs=1, seed=305034, chunk=1, program_timeout=120)
+    assert result["counts"]["ok"] == 1, result["failures"]
 
 
 def test_ops_with_attributes_and_every_dtype_are_generated():

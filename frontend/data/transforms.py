@@ -20,7 +20,7 @@ from ...ir import errors
 from ...ir.shapes import TensorShape
 from .. import nest
 from ..function.specs import TensorSpec
-from . import structure
+from . import composites, structure
 from .context import INFINITE, UNKNOWN
 from .dataset import AUTOTUNE, TRANSFORMATIONS, Dataset
 from .functions import TracedFunction
@@ -267,19 +267,6 @@ class Skip(Unary):
 
 
 # --- batching -----------------------------------------------------------------------------------
-def _stack(parts):
-    try:
-        return np.stack(parts)
-    except ValueError:
-        first = np.shape(parts[0])
-        k = next(i for i, p in enumerate(parts) if np.shape(p) != first)
-        shown = lambda s: "[" + ",".join(map(str, s)) + "]"  # noqa: E731
-        raise errors.InvalidArgumentError(
-            None, None, f"Cannot add tensor to the batch: number of elements does not match. "
-                        f"Shapes are: [tensor]: {shown(np.shape(parts[k]))}, [batch]: "
-                        f"{shown(first)}") from None
-
-
 class Batch(Unary):
     def __init__(self, input_dataset, batch_size, drop_remainder, num_parallel_calls=None):
         super().__init__(input_dataset)
@@ -288,9 +275,11 @@ class Batch(Unary):
         self._parallel = parallelism(num_parallel_calls)
         self.element_spec = structure.batched(self.element_spec,
                                               self._size if self._drop else None)
+        self._rules = [(s, composites.rule(s))
+                       for s in structure.flat_specs(input_dataset.element_spec)]
 
     def _batch(self, rows):
-        return tuple(_stack(list(parts)) for parts in zip(*rows))
+        return tuple(r.batch(s, list(parts)) for (s, r), parts in zip(self._rules, zip(*rows)))
 
     def _components(self, ctx):
         indexed = self._input._indexed(ctx) if self._gathers else None
@@ -356,6 +345,11 @@ class PaddedBatch(Batch):
         self._parallel = None
         specs = structure.flat_specs(self.element_spec)
         for s in specs:
+            if not isinstance(s, TensorSpec):
+                raise TypeError(f"`padded_batch` is only supported for datasets that produce "
+                                f"tensor elements but type spec of elements in the input "
+                                f"dataset is not a subclass of TensorSpec: `{s}`.")
+        for s in specs:
             if s.shape.rank is None:
                 raise ValueError("You must provide `padded_shapes` argument because component "
                                  "0 has unknown rank.")
@@ -393,9 +387,14 @@ class Unbatch(Unary):
     def __init__(self, input_dataset):
         super().__init__(input_dataset)
         self.element_spec = structure.unbatched(self.element_spec)
+        specs = structure.flat_specs(input_dataset.element_spec)
+        self._rules = [(s, composites.rule(s)) for s in specs] \
+            if composites.has_composites(specs) else None
 
     def _components(self, ctx):
         for c in self._input._components(ctx):
+            if self._rules is not None:   # composites are cut into their rows
+                c = tuple(r.rows(s, a) for (s, r), a in zip(self._rules, c))
             n = len(c[0])
             if any(len(a) != n for a in c[1:]):
                 raise errors.InvalidArgumentError(

@@ -126,7 +126,7 @@ class Dataset:
 
     def as_numpy_iterator(self):
         def visit(spec):
-            if not isinstance(spec, TensorSpec):
+            if not isinstance(spec, (TensorSpec, SparseTensorSpec, RaggedTensorSpec)):
                 raise TypeError(f"Dataset.as_numpy_iterator() is not supported for datasets "
                                 f"that produce values of type {type(spec).__name__}")
         nest.map_structure(visit, self.element_spec)
@@ -154,6 +154,14 @@ class Dataset:
                      drop_remainder=False, name=None):
         return TRANSFORMATIONS["PaddedBatch"](self, batch_size, padded_shapes, padding_values,
                                               drop_remainder)
+
+    def ragged_batch(self, batch_size, drop_remainder=False, row_splits_dtype=D.int64,
+                     name=None):
+        return TRANSFORMATIONS["ragged_batch"](self, batch_size, drop_remainder,
+                                               row_splits_dtype)
+
+    def sparse_batch(self, batch_size, row_shape, name=None):
+        return TRANSFORMATIONS["sparse_batch"](self, batch_size, row_shape)
 
     def unbatch(self, name=None):
         return TRANSFORMATIONS["Unbatch"](self)

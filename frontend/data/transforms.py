@@ -560,8 +560,9 @@ def run_ahead(source, size):
 
 # --- cache --------------------------------------------------------------------------------------
 class Cache(Unary):
-    """The first complete pass is recorded (in memory, or in `filename` as safetensors) and
-    later iterators replay it; a pass cut short records nothing, as TF."""
+    """The first complete pass is recorded (in memory, or in `filename` as safetensors: a
+    composite as its arrays) and later iterators replay it; a pass cut short records
+    nothing, as TF."""
 
     def __init__(self, input_dataset, filename):
         super().__init__(input_dataset)
@@ -573,7 +574,9 @@ class Cache(Unary):
     def _stored(self):
         if self._rows is None and self._file:
             from .cache_file import read_cache
-            self._rows = read_cache(self._file, structure.flat_specs(self.element_spec))
+            specs = structure.flat_specs(self.element_spec)
+            rows = read_cache(self._file, composites.array_specs(specs))
+            self._rows = rows if rows is None else [composites.collapse(specs, r) for r in rows]
         return self._rows
 
     def _components(self, ctx):
@@ -589,7 +592,9 @@ class Cache(Unary):
             if self._rows is None:
                 if self._file:
                     from .cache_file import write_cache
-                    write_cache(self._file, structure.flat_specs(self.element_spec), recorded)
+                    specs = structure.flat_specs(self.element_spec)
+                    write_cache(self._file, composites.array_specs(specs),
+                                [composites.expand(specs, r) for r in recorded])
                 self._rows = recorded
 
 

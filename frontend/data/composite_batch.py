@@ -64,21 +64,24 @@ def ragged_batch(dataset, batch_size, drop_remainder=False, row_splits_dtype=D.i
 
 class _DenseToSparseBatch(Unary):
     """Each batch one SparseTensor holding every entry of its elements (zeros too), of dense
-    shape `[batch] + row_shape` (a -1 dim: the batch's widest)."""
+    shape `[batch] + row_shape`."""
 
     def __init__(self, input_dataset, batch_size, row_shape):
         super().__init__(input_dataset)
         spec = input_dataset.element_spec
         if not isinstance(spec, TensorSpec):
-            raise TypeError(f"`dense_to_sparse_batch` requires an input whose elements have "
-                            f"a single component, but the given dataset has element_spec="
-                            f"{spec}.")
+            types = nest.map_structure(lambda s: s.dtype, spec)
+            raise TypeError(f"`dense_to_sparse_batch` requires an input dataset whose "
+                            f"elements have a single component, but the given dataset has the "
+                            f"following component types: {types}.")
         self._size = positive_int(batch_size, "Batch size")
         dims = [int(d) for d in np.asarray(structure.host(row_shape, D.int64).numpy())
                 .reshape(-1)]
+        for d in dims:
+            if d < 0:
+                raise ValueError(f"Dimension {d} must be >= 0")
         self._row = dims
-        self.element_spec = SparseTensorSpec(
-            TensorShape([None] + [None if d == -1 else d for d in dims]), spec.dtype)
+        self.element_spec = SparseTensorSpec(TensorShape([None] + dims), spec.dtype)
 
     def _components(self, ctx):
         rows = []
@@ -91,18 +94,15 @@ class _DenseToSparseBatch(Unary):
             yield (self._batch(rows),)
 
     def _batch(self, rows):
-        widest = np.max([r.shape for r in rows], axis=0) if self._row else []
         for r in rows:
-            if r.ndim != len(self._row) or any(
-                    d != -1 and n > d for n, d in zip(r.shape, self._row)):
+            if r.ndim != len(self._row) or any(n > d for n, d in zip(r.shape, self._row)):
                 raise errors.DataLossError(
                     None, None, f"Input element had shape ({_dims(r.shape)}) that is larger "
                                 f"than the row shape ({_dims(self._row)}).")
         parts = [SparseValue(np.argwhere(np.ones(r.shape, bool)).astype(np.int64),
                              r.reshape(-1), np.array(r.shape, np.int64)) for r in rows]
         batch = composites.SparseRule.batch(self.element_spec, parts)
-        batch.dense_shape = np.array([len(rows)] + [
-            int(w) if d == -1 else d for d, w in zip(self._row, widest)], np.int64)
+        batch.dense_shape = np.array([len(rows)] + self._row, np.int64)
         return batch
 
     def _cardinality(self):

@@ -96,6 +96,10 @@ class DenseRule:
         return len(c)
 
     @staticmethod
+    def static_rows(spec):
+        return spec.shape.as_list()[0] if spec.shape.rank else None
+
+    @staticmethod
     def rows(spec, c):
         return list(c)
 
@@ -163,7 +167,15 @@ class SparseRule:
         return int(c.dense_shape[0])
 
     @staticmethod
+    def static_rows(spec):
+        return None   # TF does not count the rows of a batch of SparseTensors statically
+
+    @staticmethod
     def rows(spec, c):
+        if len(c.dense_shape) < 2:
+            raise errors.InvalidArgumentError(
+                None, None, f"Rank of input SparseTensor should be > 1, but saw rank: "
+                            f"{len(c.dense_shape)}")
         first = c.indices[:, 0]
         return [SparseValue(c.indices[first == i, 1:], c.values[first == i], c.dense_shape[1:])
                 for i in range(int(c.dense_shape[0]))]
@@ -276,6 +288,8 @@ class RaggedRule:
     @staticmethod
     def nrows(c):
         return len(c) if isinstance(c, np.ndarray) else len(c.splits[0]) - 1
+
+    static_rows = DenseRule.static_rows
 
     @staticmethod
     def rows(spec, c):

@@ -405,7 +405,8 @@ class Unbatch(Unary):
 
     def _cardinality(self):
         n = self._input._cardinality()
-        dims = {s.shape.as_list()[0] for s in structure.flat_specs(self._input.element_spec)}
+        dims = {composites.rule(s).static_rows(s)
+                for s in structure.flat_specs(self._input.element_spec)}
         if n >= 0 and len(dims) == 1 and None not in dims:
             return n * dims.pop()
         return INFINITE if n == INFINITE else UNKNOWN

@@ -16,8 +16,9 @@ def _split(spec, component, n) -> list:
     if not rule.composite:
         return np.array_split(component, n)
     rows, row_spec = rule.rows(spec, component), rule.unbatched_spec(spec)
-    return [rule.batch(row_spec, [rows[i] for i in run])
-            for run in np.array_split(np.arange(len(rows)), n)]
+    # a replica left without rows gets an empty batch
+    return [rule.batch(row_spec, [rows[i] for i in run]) if len(run) else
+            rule.placeholder(spec) for run in np.array_split(np.arange(len(rows)), n)]
 
 
 class DistributedDataset:

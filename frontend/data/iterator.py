@@ -27,7 +27,6 @@ from ...ir import errors
 from ..function import func_graph
 from .. import nest
 from ..eager.dispatch import convert_to_tensor
-from ..function.specs import TensorSpec
 from ..function.type_spec import TypeSpec
 from ..export import tf_export
 from . import composites, structure
@@ -285,7 +284,7 @@ class Optional:
     def from_value(value):
         # a traced function's values stay graph tensors: an Optional is a composite of them
         value = structure.normalize(value, convert=convert_to_tensor)
-        spec = nest.map_structure(lambda t: TensorSpec(t.shape, t.dtype), value)
+        spec = structure.map_leaves(structure.spec_of, value)
         return Optional(convert_to_tensor(True), value, spec)
 
     # a composite (frontend/nest.py): functions, loops and branches carry the flag and value

@@ -168,7 +168,18 @@ class Unique(Unary):
         super().__init__(input_dataset)
         spec = self.element_spec
         ok = (D.int32, D.int64, D.string)
-        if not (isinstance(spec, TensorSpec) and spec.shape.rank == 0 and spec.dtype in ok):
+        if len(structure.flat_specs(spec)) != 1:
+            raise errors.InvalidArgumentError(
+                None, "UniqueDataset", "UniqueDataset only supports inputs with a single "
+                                       "component.")
+        if not isinstance(spec, TensorSpec):
+            raise errors.InvalidArgumentError(
+                None, "UniqueDataset", "UniqueDataset only supports inputs with a single "
+                                       "`tf.int32`, `tf.int64`, or `tf.string` component.")
+        if spec.dtype not in ok:
+            raise TypeError(f"`tf.data.Dataset.unique` does not support type <dtype: '{spec.dtype.name}'> "
+                            f"-- only `tf.int32`, `tf.int64`, and `tf.string` are supported.")
+        if spec.shape.rank != 0:
             raise TypeError("`tf.data.Dataset.unique` does not support type "
                             f"{spec}: only scalar int32, int64 and string elements.")
 

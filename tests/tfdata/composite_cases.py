@@ -93,6 +93,9 @@ ERRORS = {
     "sparse_batch_unknown_dim": f"{VARYING}.sparse_batch(3, [-1])",
     "sparse_batch_tuple": "tf.data.Dataset.range(3).map(lambda x: (x, x)).sparse_batch(2, [1])",
     "slices_sparse_rank1": "tf.data.Dataset.from_tensor_slices(tf.sparse.SparseTensor([[1], [3]], [5., 6.], [4]))",
+    "unique_sparse": f"tf.data.Dataset.from_tensor_slices({SPARSE}).unique()",
+    "unique_two_components": "tf.data.Dataset.range(3).map(lambda x: (x, x)).unique()",
+    "unique_float": "tf.data.Dataset.range(3).map(lambda x: tf.cast(x, tf.float32)).unique()",
     "unbatch_sparse_rank1": "list(tf.data.Dataset.from_tensors(tf.sparse.SparseTensor([[1]], [5.], [4])).unbatch())",
 }
 

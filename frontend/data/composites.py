@@ -182,14 +182,13 @@ class SparseRule:
 
     @staticmethod
     def batch(spec, parts):
-        ranks = {len(p.dense_shape) for p in parts}
-        if len(ranks) > 1:
-            a, b = len(parts[0].dense_shape), next(
-                len(p.dense_shape) for p in parts if len(p.dense_shape) != len(parts[0].dense_shape))
-            raise errors.InvalidArgumentError(
-                None, None, f"Inconsistent shape across SparseTensors: rank prior to "
-                            f"SparseTensor[1] was: {a} but rank of SparseTensor[1] is: {b}")
-        rank = ranks.pop()
+        rank = len(parts[0].dense_shape)
+        for k, p in enumerate(parts):
+            if len(p.dense_shape) != rank:
+                raise errors.InvalidArgumentError(
+                    None, None, f"Inconsistent shape across SparseTensors: rank prior to "
+                                f"SparseTensor[{k}] was: {rank} but rank of SparseTensor[{k}] "
+                                f"is: {len(p.dense_shape)}")
         widest = np.max([p.dense_shape for p in parts], axis=0) if rank else \
             np.zeros(0, np.int64)
         indices = [np.concatenate([np.full((len(p.indices), 1), i, np.int64), p.indices], 1)

@@ -177,8 +177,9 @@ class Unique(Unary):
                 None, "UniqueDataset", "UniqueDataset only supports inputs with a single "
                                        "`tf.int32`, `tf.int64`, or `tf.string` component.")
         if spec.dtype not in ok:
-            raise TypeError(f"`tf.data.Dataset.unique` does not support type <dtype: '{spec.dtype.name}'> "
-                            f"-- only `tf.int32`, `tf.int64`, and `tf.string` are supported.")
+            raise TypeError(f"`tf.data.Dataset.unique` does not support type "
+                            f"<dtype: '{spec.dtype.name}'> -- only `tf.int32`, `tf.int64`, "
+                            f"and `tf.string` are supported.")
         if spec.shape.rank != 0:
             raise TypeError("`tf.data.Dataset.unique` does not support type "
                             f"{spec}: only scalar int32, int64 and string elements.")

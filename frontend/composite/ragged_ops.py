@@ -94,8 +94,9 @@ def ragged_range(starts, limits=None, deltas=1, dtype=None, name=None,
     positions = A.range(splits[-1], dtype=D.int64)
     rowids = C.searchsorted(splits[1:], positions, side="right", out_type=D.int64)
     offsets = M.subtract(positions, A.gather(splits, rowids))
-    values = M.add(A.gather(starts, rowids),
-                   M.multiply(A.gather(deltas, rowids), M.cast(offsets, dtype)))
+    # TF's RaggedRange has no gradient: the values are constants to a tape
+    values = A.stop_gradient(M.add(A.gather(starts, rowids),
+                                   M.multiply(A.gather(deltas, rowids), M.cast(offsets, dtype))))
     if D.as_dtype(row_splits_dtype) is not D.int64:
         splits = M.cast(splits, row_splits_dtype)
     return RaggedTensor(values, splits)

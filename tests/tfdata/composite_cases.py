@@ -39,6 +39,9 @@ DATASETS = {
     "ragged_batch_rank3": f"tf.data.Dataset.from_tensor_slices({RAGGED3}).batch(3)",
     "ragged_unbatch": f"tf.data.Dataset.from_tensor_slices({RAGGED3}).batch(3).unbatch()",
     "ragged_unbatch_tensors": f"tf.data.Dataset.from_tensors({RAGGED}).unbatch()",
+    "ragged_inner_dims": "tf.data.Dataset.from_tensor_slices(tf.RaggedTensor.from_row_lengths(tf.reshape(tf.range(12.), [6, 2]), [2, 0, 3, 1])).batch(3)",
+    "ragged_inner_dims_unbatch": "tf.data.Dataset.from_tensors(tf.RaggedTensor.from_row_lengths(tf.reshape(tf.range(12.), [6, 2]), [2, 0, 3, 1])).unbatch().map(lambda r: r * 2.0)",
+    "ragged_strings": "tf.data.Dataset.from_tensor_slices(tf.ragged.constant([['a', 'bc'], [], ['d']])).ragged_batch(2)",
     "ragged_int32_splits": "tf.data.Dataset.from_tensor_slices(tf.ragged.constant([[1., 2.], [3.]], row_splits_dtype=tf.int32)).batch(2)",
     # functions receiving and returning composites
     "sparse_map_scale": f"tf.data.Dataset.from_tensor_slices({SPARSE}).map(lambda x: x * 10)",
@@ -112,6 +115,8 @@ def encode(x):
     if hasattr(x, "nested_row_splits"):
         return {"ragged": [encode(x.flat_values)] + [encode(s) for s in x.nested_row_splits]}
     a = np.asarray(x.numpy() if hasattr(x, "numpy") else x)
+    if a.dtype.kind in "OS":
+        return {"bytes": [b.decode() for b in a.reshape(-1)], "shape": list(a.shape)}
     return {"dtype": a.dtype.name, "shape": list(a.shape), "value": a.reshape(-1).tolist()}
 
 

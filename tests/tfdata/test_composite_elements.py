@@ -62,8 +62,17 @@ def test_loops_inside_function():
         first, second = next(it), next(it)
         return first.row_lengths(), second.nrows(), tf.reduce_sum(first.flat_values)
 
+    @tf.function
+    def first_or_empty(ds):
+        opt = iter(ds).get_next_as_optional()
+        return opt.has_value(), tf.sparse.to_dense(opt.get_value())
+
     assert int(sparse_sum(sparse)) == 24
     assert int(sparse_sum(sparse.batch(2))) == (1 + 2) * 2 + 3 * 2   # dense_shape[0]: rows
+    has, first = first_or_empty(sparse)
+    assert bool(has) and first.numpy().tolist() == [1, 0, 0, 0]
+    has, _ = first_or_empty(sparse.take(0))
+    assert not bool(has)
     lengths, nrows, total = ragged_rows(ragged)
     assert lengths.numpy().tolist() == [1, 2] and int(nrows) == 0 and int(total) == 6
     with pytest.raises(tf.errors.InvalidArgumentError, match="IteratorGetNext"):

@@ -88,6 +88,16 @@ class DenseRule:
         return Tensor(c)
 
     @staticmethod
+    def from_traced(spec, tensors):
+        """The leaf from its arrays' tensors in a traced function (a staged pull)."""
+        return tensors[0]
+
+    @staticmethod
+    def signature_spec(spec):
+        """The leaf's spec in a traced function's signature."""
+        return TensorSpec(spec.shape, spec.dtype)
+
+    @staticmethod
     def to_numpy(spec, c):
         return c[()] if isinstance(c, np.ndarray) and c.ndim == 0 else c
 
@@ -154,6 +164,14 @@ class SparseRule:
         return SparseTensor._from_components(
             tuple(int(d) for d in c.dense_shape),
             [Tensor(c.indices), Tensor(c.values), Tensor(c.dense_shape)])
+
+    @staticmethod
+    def from_traced(spec, tensors):
+        return SparseTensor._from_components(spec._static(), tensors)
+
+    @staticmethod
+    def signature_spec(spec):
+        return spec
 
     @staticmethod
     def to_numpy(spec, c):
@@ -273,6 +291,16 @@ class RaggedRule:
         return RaggedTensor._from_components(
             (spec.ragged_rank,), [Tensor(c.flat_values)] + [Tensor(s) for s in c.splits])
 
+    @staticmethod
+    def from_traced(spec, tensors):
+        if spec.ragged_rank == 0:
+            return tensors[0]
+        return RaggedTensor._from_components(spec._static(), tensors)
+
+    @staticmethod
+    def signature_spec(spec):
+        return spec if spec.ragged_rank else DenseRule.signature_spec(spec)
+
     @classmethod
     def to_numpy(cls, spec, c):
         # as RaggedTensor.numpy(): an object array of the rows' arrays
@@ -356,25 +384,21 @@ def expand(flat_specs, components) -> list:
     return [a for s, c in zip(flat_specs, components) for a in rule(s).arrays(s, c)]
 
 
-def collapse(flat_specs, arrays) -> tuple:
-    """The components of an element from its plain arrays (`expand`'s inverse)."""
+def per_leaf(flat_specs, arrays) -> list:
+    """`arrays` (an element's plain arrays, or their tensors) cut into one list per leaf."""
     out, k = [], 0
     for s in flat_specs:
-        r = rule(s)
-        n = len(r.array_specs(s))
-        out.append(r.from_arrays(s, list(arrays[k:k + n])))
+        n = len(rule(s).array_specs(s))
+        out.append(list(arrays[k:k + n]))
         k += n
-    return tuple(out)
+    return out
+
+
+def collapse(flat_specs, arrays) -> tuple:
+    """The components of an element from its plain arrays (`expand`'s inverse)."""
+    return tuple(rule(s).from_arrays(s, a)
+                 for s, a in zip(flat_specs, per_leaf(flat_specs, arrays)))
 
 
 def array_specs(flat_specs) -> list:
     return [a for s in flat_specs for a in rule(s).array_specs(s)]
-
-
-def rebuild_traced(spec, tensors):
-    """A leaf of `spec` from its component tensors in a traced function (a staged pull)."""
-    if isinstance(spec, SparseTensorSpec):
-        return SparseTensor._from_components(spec._static(), list(tensors))
-    if isinstance(spec, RaggedTensorSpec) and spec.ragged_rank:
-        return RaggedTensor._from_components(spec._static(), list(tensors))
-    return tensors[0]

@@ -14,7 +14,6 @@ from .. import nest
 from ..autograph import converter
 from ..eager.dispatch import convert_to_tensor
 from ..function.function import Function, function
-from ..function.specs import TensorSpec
 from ..eager.tensor import Tensor
 from . import composites, structure
 
@@ -58,7 +57,8 @@ class TracedFunction:
 
         traced.__name__ = f"{what}_{getattr(func, '__name__', 'fn')}"
         self._fn = function(traced, autograph=False,
-                            input_signature=[_signature_spec(s) for s in flat_in])
+                            input_signature=[composites.rule(s).signature_spec(s)
+                                             for s in flat_in])
         self._concrete = self._fn.get_concrete_function()
         out = out_box[-1]
         self.output_spec = structure.map_leaves(structure.spec_of, out)
@@ -82,15 +82,6 @@ class TracedFunction:
         outs = plan.run(args + cf.capture_values)
         return tuple(outs) if self._out_specs is None else \
             composites.collapse(self._out_specs, outs)
-
-
-def _signature_spec(spec):
-    """A leaf's spec in a traced signature: composites as themselves, anything holding a
-    dense tensor (a ragged spec of ragged rank 0 too) as a TensorSpec."""
-    if composites.rule(spec).composite and spec.value_type is not Tensor:
-        return spec
-    return TensorSpec(spec.shape, spec.dtype)
-
 
 def call_eagerly(func, element_spec, components):
     """`func` on one element as eager Tensors (the functions that return datasets)."""

@@ -107,11 +107,8 @@ def _staged_pull(pull, inputs, spec, optional):
 
     outs = numpy_function(run, list(inputs), [D.bool_] + [s.dtype for s in arrays])
     tensors = [ensure_shape(t, s.shape) for t, s in zip(outs[1:], arrays)]
-    leaves, k = [], 0
-    for s in flat:
-        n = len(composites.rule(s).array_specs(s))
-        leaves.append(composites.rebuild_traced(s, tensors[k:k + n]))
-        k += n
+    leaves = [composites.rule(s).from_traced(s, group)
+              for s, group in zip(flat, composites.per_leaf(flat, tensors))]
     # a scalar flag: a loop carrying it keeps its shape, as TF's loop-variable check asks
     return ensure_shape(outs[0], []), nest.pack_sequence_as(spec, leaves)
 

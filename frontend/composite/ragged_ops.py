@@ -4,8 +4,13 @@ from __future__ import annotations
 import numpy as np
 
 from ...ir import dtypes as D
+from ...ir import errors
 from ..eager.dispatch import convert_to_tensor
 from ..export import tf_export
+from ..ops import array as A
+from ..ops import counting as C
+from ..ops import math as M
+from ..ops import reduce as R
 from .ragged_tensor import RaggedTensor
 
 
@@ -60,3 +65,38 @@ def map_flat_values(op, *args, **kwargs):
     if not found:
         raise ValueError("ragged.map_flat_values: no RaggedTensor among the arguments")
     return found[0].with_flat_values(out)
+
+
+_RANGE_DTYPES = (D.int32, D.int64, D.float32, D.float64)   # TF's order of preference
+
+
+@tf_export("ragged.range")
+def ragged_range(starts, limits=None, deltas=1, dtype=None, name=None,
+                 row_splits_dtype=D.int64):
+    """Row i is `range(starts[i], limits[i], deltas[i])`; scalars broadcast over the rows
+    (all three scalars: one row)."""
+    if limits is None:
+        starts, limits = 0, starts
+    operands = [convert_to_tensor(v, dtype=dtype) for v in (starts, limits, deltas)]
+    if dtype is None:   # the widest of the operands' dtypes, as TF infers it
+        dtype = max((t.dtype for t in operands), key=_RANGE_DTYPES.index)
+        operands = [M.cast(t, dtype) if t.dtype is not dtype else t for t in operands]
+    zero = M.add(M.add(operands[0], operands[1]), operands[2]) * 0
+    starts, limits, deltas = (A.reshape(M.add(t, zero), [-1]) for t in operands)
+    if not hasattr(deltas, "_node") and (deltas.numpy() == 0).any():
+        raise errors.InvalidArgumentError(None, "RaggedRange", "Requires delta != 0")
+    steps = M.truediv(M.subtract(limits, starts), deltas) if dtype.is_floating else \
+        M.negative(M.floordiv(M.subtract(starts, limits), deltas))
+    if dtype.is_floating:
+        steps = M.ceil(steps)
+    lengths = M.cast(M.maximum(steps, M.cast(0, dtype)), D.int64)
+    splits = A.concat([A.zeros([1], D.int64), R.cumsum(lengths)], 0)
+    positions = A.range(splits[-1], dtype=D.int64)
+    rowids = C.searchsorted(splits[1:], positions, side="right", out_type=D.int64)
+    offsets = M.subtract(positions, A.gather(splits, rowids))
+    # TF's RaggedRange has no gradient: the values are constants to a tape
+    values = A.stop_gradient(M.add(A.gather(starts, rowids),
+                                   M.multiply(A.gather(deltas, rowids), M.cast(offsets, dtype))))
+    if D.as_dtype(row_splits_dtype) is not D.int64:
+        splits = M.cast(splits, row_splits_dtype)
+    return RaggedTensor(values, splits)

@@ -13,6 +13,7 @@ from ...ir import dtypes as D
 from ...ir.shapes import TensorShape
 from ..eager.dispatch import convert_to_tensor
 from ..eager.shape_args import traced_value
+from ..eager.tensor import Tensor
 from ..export import tf_export
 from ..function.specs import TensorSpec
 from ..ops import array as A
@@ -412,8 +413,6 @@ class RaggedTensorSpec(CompositeSpec):
     """TF's `tf.RaggedTensorSpec(shape=None, dtype=tf.float32, ragged_rank=None,
     row_splits_dtype=tf.int64, flat_values_spec=None)`."""
 
-    value_type = RaggedTensor
-
     def __init__(self, shape=None, dtype=D.float32, ragged_rank=None, row_splits_dtype=D.int64,
                  flat_values_spec=None):
         self._shape = TensorShape(shape)
@@ -426,6 +425,10 @@ class RaggedTensorSpec(CompositeSpec):
     shape = property(lambda self: self._shape)
     dtype = property(lambda self: self._dtype)
     ragged_rank = property(lambda self: self._ragged_rank)
+    row_splits_dtype = property(lambda self: self._row_splits_dtype)
+    # ragged rank 0 describes a dense tensor (TF: a ragged tensor's slices, ragged_batch's
+    # elements)
+    value_type = property(lambda self: RaggedTensor if self._ragged_rank else Tensor)
 
     def _fields(self):
         return (self._shape, self._dtype, self._ragged_rank, self._row_splits_dtype)

@@ -83,9 +83,15 @@ def from_dense(tensor, name=None):
 def to_dense(sp_input, default_value=None, validate_indices=True, name=None):
     """The dense tensor: `values` at `indices`, `default_value` (zero) elsewhere."""
     sp = _sparse(sp_input, "to_dense")
-    shape = _static_shape(sp, "to_dense")
+    # a dense shape unknown while tracing (a batch of a dataset's SparseTensors) is read at
+    # run time: the graph executor runs it, XLA refuses the unknown output shape
+    known = sp.shape
+    shape = known.as_list() if known.is_fully_defined() else sp.dense_shape
     fill = convert_to_tensor(0 if default_value is None else default_value, dtype=sp.dtype)
-    return A.tensor_scatter_nd_update(A.fill(shape, fill), sp.indices, sp.values)
+    dense = A.tensor_scatter_nd_update(A.fill(shape, fill), sp.indices, sp.values)
+    if not known.is_fully_defined() and known.rank is not None:
+        dense.set_shape(known)   # the dims known while tracing, as TF's result has
+    return dense
 
 
 @tf_export("sparse.to_indicator")

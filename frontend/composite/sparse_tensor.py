@@ -63,6 +63,8 @@ class SparseTensor(CompositeTensor):
         return (f"SparseTensor(indices={self._indices}, values={self._values}, "
                 f"dense_shape={self._dense_shape})")
 
+    __repr__ = __str__   # as TF's (a PerReplica or a list shows it this way)
+
     def _map_values(self, fn):
         return self.with_values(fn(self._values))
 

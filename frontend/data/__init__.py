@@ -15,4 +15,4 @@ release the GIL).
 """
 # The modules that register the transformations in dataset.TRANSFORMATIONS (combine.py also
 # registers Materialized in structure.DATASET_CLASSES)
-from . import combine, resample, transforms  # noqa: F401
+from . import combine, composite_batch, resample, transforms  # noqa: F401

@@ -76,12 +76,12 @@ class Concatenate(Dataset):
         try:
             spec = structure.relaxed(first.element_spec, second.element_spec)
         except (TypeError, ValueError) as e:
-            raise TypeError(f"Incompatible dataset elements:\n  {first.element_spec} vs. "
-                            f"\n  {second.element_spec}") from e
+            raise TypeError(f"Incompatible dataset elements:\n  {first.element_spec} vs.   "
+                            f"{second.element_spec}") from e
         for a, b in zip(nest.flatten(first.element_spec), nest.flatten(second.element_spec)):
             if a.dtype is not b.dtype:
                 raise TypeError(f"Incompatible dataset elements:\n  {first.element_spec} vs."
-                                f" \n  {second.element_spec}")
+                                f"   {second.element_spec}")
         self._inputs = (first, second)
         self.element_spec = spec
 

@@ -16,8 +16,10 @@ from ...ir import errors
 from .. import nest
 from ..eager.dispatch import convert_to_tensor
 from ..export import tf_export
+from ..composite.ragged_tensor import RaggedTensorSpec
+from ..composite.sparse_tensor import SparseTensorSpec
 from ..function.specs import TensorSpec
-from . import structure
+from . import composites, structure
 from .context import INFINITE, UNKNOWN
 from .iterator import NumpyIterator, make_iterator, reduce_dataset, staged_for
 from .option_groups import GROUPS
@@ -124,7 +126,7 @@ class Dataset:
 
     def as_numpy_iterator(self):
         def visit(spec):
-            if not isinstance(spec, TensorSpec):
+            if not isinstance(spec, (TensorSpec, SparseTensorSpec, RaggedTensorSpec)):
                 raise TypeError(f"Dataset.as_numpy_iterator() is not supported for datasets "
                                 f"that produce values of type {type(spec).__name__}")
         nest.map_structure(visit, self.element_spec)
@@ -152,6 +154,14 @@ class Dataset:
                      drop_remainder=False, name=None):
         return TRANSFORMATIONS["PaddedBatch"](self, batch_size, padded_shapes, padding_values,
                                               drop_remainder)
+
+    def ragged_batch(self, batch_size, drop_remainder=False, row_splits_dtype=D.int64,
+                     name=None):
+        return TRANSFORMATIONS["ragged_batch"](self, batch_size, drop_remainder,
+                                               row_splits_dtype)
+
+    def sparse_batch(self, batch_size, row_shape, name=None):
+        return TRANSFORMATIONS["sparse_batch"](self, batch_size, row_shape)
 
     def unbatch(self, name=None):
         return TRANSFORMATIONS["Unbatch"](self)
@@ -305,18 +315,23 @@ class _TensorSlices(Dataset):
         for s, a in zip(flat_spec, flat):
             if s.shape.rank == 0:
                 raise ValueError("Unbatching a tensor is only supported for rank >= 1")
-            dims.add(a.shape[0])
+            dims.add(composites.rule(s).nrows(a))
         if len(dims) > 1:
             a, b = sorted(dims)[:2]
             raise ValueError(f"Dimensions {b} and {a} are not compatible")
         self._n = dims.pop()
-        self._flat = flat
+        self._composite = composites.has_composites(flat_spec)
+        # a composite's rows are cut once; dense rows are views indexed per element
+        self._flat = tuple(composites.rule(s).rows(s, a) for s, a in zip(flat_spec, flat)) \
+            if self._composite else flat
         self.element_spec = structure.unbatched(spec)
 
     def _components(self, ctx):
         return zip(*self._flat)
 
     def _indexed(self, ctx):
+        if self._composite:
+            return None
         return iter(range(self._n)), self._gather
 
     def _gather(self, indices):
@@ -376,7 +391,7 @@ class _Generator(Dataset):
 
     @staticmethod
     def _check_spec(s):
-        if not isinstance(s, TensorSpec):
+        if not isinstance(s, (TensorSpec, SparseTensorSpec, RaggedTensorSpec)):
             raise TypeError(f"`output_signature` must contain objects that are subclass of "
                             f"`tf.TypeSpec` but found {type(s)} which is not.")
 
@@ -389,13 +404,12 @@ class _Generator(Dataset):
         try:
             flat = structure.flatten_like(self.element_spec, value)
         except (TypeError, ValueError) as e:
-            raise errors.InvalidArgumentError(
-                None, None, f"TypeError: `generator` yielded an element that did not match "
-                            f"the expected structure. The expected structure was "
-                            f"{nest.map_structure(lambda s: s.dtype, self.element_spec)}, but "
-                            f"the yielded element was {value}.") from e
+            raise self._mismatch(value) from e
         out = []
         for spec, v in zip(self._flat_spec, flat):
+            if composites.rule(spec).composite:
+                out.append(self._convert_composite(spec, v))
+                continue
             # as TF's script op: NumPy's conversion to the declared dtype (1.5 -> 1 for int32)
             try:
                 # strings through the Tensor conversion: Python str becomes bytes
@@ -413,6 +427,32 @@ class _Generator(Dataset):
                                 f"{tuple(spec.shape.as_list())} was expected.")
             out.append(a)
         return tuple(out)
+
+    def _convert_composite(self, spec, v):
+        rule = composites.value_rule(v)
+        if rule is None and isinstance(spec, RaggedTensorSpec):
+            try:   # as TF, a dense value is taken where a ragged one is declared ...
+                v = structure.host(v)
+            except (TypeError, ValueError) as e:
+                raise self._mismatch(v) from e
+        elif rule is None:
+            raise self._mismatch(v)
+        got = structure.spec_of(v)
+        if not spec.is_compatible_with(got):   # ... and refused unless it is ragged
+            raise errors.InvalidArgumentError(
+                None, None, f"TypeError: `generator` yielded an element of {got} where an "
+                            f"element of {spec} was expected.")
+        return composites.value_rule(v).from_value(v)[1]
+
+    def _mismatch(self, value):
+        return errors.InvalidArgumentError(
+            None, None, f"TypeError: `generator` yielded an element that did not match the "
+                        f"expected structure. The expected structure was "
+                        f"{self._types()}, but the yielded element was {value}.")
+
+    def _types(self):
+        return nest.map_structure(
+            lambda s: s if composites.rule(s).composite else s.dtype, self.element_spec)
 
 
 @tf_export("data.TextLineDataset")

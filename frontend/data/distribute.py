@@ -6,7 +6,19 @@ import numpy as np
 
 from .. import nest
 from ..distribute.per_replica import PerReplica
-from . import structure
+from . import composites, structure
+
+
+def _split(spec, component, n) -> list:
+    """A batch component cut into `n` consecutive runs of rows (a SparseTensor or RaggedTensor
+    batch into batches of its rows)."""
+    rule = composites.rule(spec)
+    if not rule.composite:
+        return np.array_split(component, n)
+    rows, row_spec = rule.rows(spec, component), rule.unbatched_spec(spec)
+    # a replica left without rows gets an empty batch
+    return [rule.batch(row_spec, [rows[i] for i in run]) if len(run) else
+            rule.placeholder(spec) for run in np.array_split(np.arange(len(rows)), n)]
 
 
 class DistributedDataset:
@@ -44,13 +56,14 @@ class DistributedIterator:
             element = next(self._it)
             if n == 1:
                 return element
-            pieces = [np.array_split(t.numpy(), n) for t in nest.flatten(element)]
+            pieces = [_split(s, c, n) for s, c in zip(structure.flat_specs(spec),
+                                                      structure.specs_of(element)[1])]
             per = [structure.to_tensors(spec, [p[r] for p in pieces]) for r in range(n)]
         else:
             per = [next(self._it) for _ in range(n)]
             if n == 1:
                 return per[0]
-        flat = [nest.flatten(e) for e in per]
+        flat = [structure.leaves(e) for e in per]
         return nest.pack_sequence_as(spec, [PerReplica(vals) for vals in zip(*flat)])
 
     def get_next(self):

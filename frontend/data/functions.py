@@ -4,7 +4,9 @@ TF traces a transformation's function into a graph when the transformation is bu
 the element's specs as its signature: Python side effects run once, `tf.print` runs per
 element. Here the function is converted by AutoGraph, traced into a ConcreteFunction with the
 element's flat specs, and run per element on the graph executor. As TF, an element that is a
-tuple is passed as positional arguments, anything else as one argument.
+tuple is passed as positional arguments, anything else as one argument. A SparseTensor or
+RaggedTensor leaf enters as that composite (its spec in the signature) and runs as its arrays
+(composites.py).
 """
 from __future__ import annotations
 
@@ -12,9 +14,8 @@ from .. import nest
 from ..autograph import converter
 from ..eager.dispatch import convert_to_tensor
 from ..function.function import Function, function
-from ..function.specs import TensorSpec
 from ..eager.tensor import Tensor
-from . import structure
+from . import composites, structure
 
 
 def _call_user(func, element):
@@ -25,6 +26,8 @@ def _call_user(func, element):
 
 def _as_output(value):
     """A result leaf as a Tensor; a list is a tensor in tf.data (as in its inputs)."""
+    if composites.value_rule(value) is not None:
+        return value
     if isinstance(value, list) or not nest.is_nested(value):
         return value if isinstance(value, Tensor) or hasattr(value, "_node") \
             else convert_to_tensor(value)
@@ -54,10 +57,14 @@ class TracedFunction:
 
         traced.__name__ = f"{what}_{getattr(func, '__name__', 'fn')}"
         self._fn = function(traced, autograph=False,
-                            input_signature=[TensorSpec(s.shape, s.dtype) for s in flat_in])
+                            input_signature=[composites.rule(s).signature_spec(s)
+                                             for s in flat_in])
         self._concrete = self._fn.get_concrete_function()
         out = out_box[-1]
-        self.output_spec = nest.map_structure(structure.spec_of, out)
+        self.output_spec = structure.map_leaves(structure.spec_of, out)
+        flat_out = structure.flat_specs(self.output_spec)
+        self._in_specs = flat_in if composites.has_composites(flat_in) else None
+        self._out_specs = flat_out if composites.has_composites(flat_out) else None
 
     def __call__(self, components):
         """Run on one element's components; returns the result's components.
@@ -70,8 +77,11 @@ class TracedFunction:
         plan = program.fast_executable
         if plan is None:
             plan = program.fast_executable = program.executable(())
-        return tuple(plan.run(list(components) + cf.capture_values))
-
+        args = list(components) if self._in_specs is None else \
+            composites.expand(self._in_specs, components)
+        outs = plan.run(args + cf.capture_values)
+        return tuple(outs) if self._out_specs is None else \
+            composites.collapse(self._out_specs, outs)
 
 def call_eagerly(func, element_spec, components):
     """`func` on one element as eager Tensors (the functions that return datasets)."""

@@ -27,10 +27,9 @@ from ...ir import errors
 from ..function import func_graph
 from .. import nest
 from ..eager.dispatch import convert_to_tensor
-from ..function.specs import TensorSpec
 from ..function.type_spec import TypeSpec
 from ..export import tf_export
-from . import structure
+from . import composites, structure
 from .context import IteratorContext
 from .functions import TracedFunction
 
@@ -95,19 +94,23 @@ def _staged_pull(pull, inputs, spec, optional):
     from ..ops.script import numpy_function
     _check_not_xla()
     flat = structure.flat_specs(spec)
-    placeholder = structure.zeros(flat)
+    # a composite leaf crosses as its arrays and is rebuilt from their tensors
+    arrays = composites.array_specs(flat)
+    placeholder = composites.expand(flat, structure.zeros(flat))
 
     def run(*args):
         c = pull(*args)
         if c is None and not optional:
             raise errors.OutOfRangeError(None, "IteratorGetNext", _END)
         has = np.bool_(c is not None)
-        return [has] + list(c if c is not None else placeholder)
+        return [has] + (composites.expand(flat, c) if c is not None else placeholder)
 
-    outs = numpy_function(run, list(inputs), [D.bool_] + [s.dtype for s in flat])
-    comps = [ensure_shape(t, s.shape) for t, s in zip(outs[1:], flat)]
+    outs = numpy_function(run, list(inputs), [D.bool_] + [s.dtype for s in arrays])
+    tensors = [ensure_shape(t, s.shape) for t, s in zip(outs[1:], arrays)]
+    leaves = [composites.rule(s).from_traced(s, group)
+              for s, group in zip(flat, composites.per_leaf(flat, tensors))]
     # a scalar flag: a loop carrying it keeps its shape, as TF's loop-variable check asks
-    return ensure_shape(outs[0], []), nest.pack_sequence_as(spec, comps)
+    return ensure_shape(outs[0], []), nest.pack_sequence_as(spec, leaves)
 
 
 class _GraphIterator:
@@ -278,7 +281,7 @@ class Optional:
     def from_value(value):
         # a traced function's values stay graph tensors: an Optional is a composite of them
         value = structure.normalize(value, convert=convert_to_tensor)
-        spec = nest.map_structure(lambda t: TensorSpec(t.shape, t.dtype), value)
+        spec = structure.map_leaves(structure.spec_of, value)
         return Optional(convert_to_tensor(True), value, spec)
 
     # a composite (frontend/nest.py): functions, loops and branches carry the flag and value
@@ -323,8 +326,7 @@ class NumpyIterator:
         c = self._host.pull()
         if c is None:
             raise StopIteration
-        return structure.to_numpy(self._spec, [a[()] if isinstance(a, np.ndarray) and
-                                               a.ndim == 0 else a for a in c])
+        return structure.to_numpy(self._spec, c)
 
     def next(self):
         return self.__next__()
@@ -403,8 +405,9 @@ def reduce_dataset(dataset, initial_state, reduce_func):
 def _staged_reduce(dataset, initial_state, reduce_func):
     from ..control import control_flow
     from ..autograph import converter
+    # the initial state is the template the loop's flat state is packed into (a composite
+    # in it is carried as its components)
     state0 = structure.normalize(initial_state, convert_to_tensor)
-    spec = nest.map_structure(structure.spec_of, state0)
     user = converter.convert(reduce_func) or reduce_func
     it = _GraphIterator(dataset)
     n = len(nest.flatten(state0))
@@ -414,7 +417,7 @@ def _staged_reduce(dataset, initial_state, reduce_func):
 
     def body(has, *flat):
         has_value, element = it._get(True)
-        state = nest.pack_sequence_as(spec, list(flat))
+        state = nest.pack_sequence_as(state0, list(flat))
 
         def step():
             return nest.flatten(nest.map_structure(convert_to_tensor,
@@ -427,4 +430,4 @@ def _staged_reduce(dataset, initial_state, reduce_func):
         cond, body, [convert_to_tensor(True)] + nest.flatten(state0),
         shape_invariants=[None] + [None for _ in range(n)])
     it.release()
-    return nest.pack_sequence_as(spec, list(outs)[1:])
+    return nest.pack_sequence_as(state0, list(outs)[1:])

@@ -1,4 +1,6 @@
-"""An element's structure: nested `TensorSpec`s outside, a flat tuple of NumPy arrays inside.
+"""An element's structure: nested `TensorSpec`s outside, a flat tuple of NumPy arrays inside
+(one component per spec leaf: a SparseTensor or RaggedTensor leaf is one component holding
+its arrays, composites.py).
 
 tf.data's nesting differs from `tf.nest` in one way: a Python list is a tensor, not a
 sequence (`from_tensor_slices([1, 2, 3])` yields scalars), so lists are converted before the
@@ -7,12 +9,10 @@ user code as eager `Tensor`s packed into the element's structure.
 """
 from __future__ import annotations
 
-import numpy as np
-
-from ...ir import dtypes as D
 from ...ir.shapes import TensorShape
 from ..function import func_graph
 from .. import nest
+from . import composites
 from ..eager.dispatch import convert_to_tensor
 from ..function.specs import TensorSpec
 from ..function.type_spec import TypeSpec
@@ -40,6 +40,8 @@ def host(value, dtype=None):
 def normalize(value, convert=host):
     """`value` with every leaf (and every list) converted to an eager Tensor (or with
     `convert`: a traced function's state may hold graph tensors)."""
+    if composites.value_rule(value) is not None:
+        return value if convert is not host else _eager_composite(value)
     if isinstance(value, list) or not nest.is_nested(value):
         return value if isinstance(value, Tensor) and not hasattr(value, "_node") \
             else convert(value)
@@ -48,18 +50,35 @@ def normalize(value, convert=host):
                                       for c in nest.children(value, kind)])
 
 
+def _eager_composite(value):
+    for t in value._components():
+        host(t)   # a traced function's tensor is refused with host's explanation
+    return value
+
+
 def spec_of(value):
     if isinstance(value, DATASET_CLASSES["Dataset"]):
         return DatasetSpec(value.element_spec)
+    if composites.value_rule(value) is not None:
+        return value._type_spec
     return TensorSpec(value.shape, value.dtype)
 
 
+def leaves(value) -> list:
+    """The leaves of an element: tensors and composite tensors (not their components)."""
+    return nest.flatten(value, expand_composites=False)
+
+
+def map_leaves(fn, value):
+    return nest.map_structure(fn, value, expand_composites=False)
+
+
 def specs_of(value):
-    """(element_spec, flat arrays) of a normalized value."""
-    flat = nest.flatten(value)
-    spec = nest.pack_sequence_as(value, [spec_of(t) for t in flat])
-    return spec, tuple(np.asarray(t.numpy()) if t.dtype is not D.string else t.numpy()
-                       for t in flat)
+    """(element_spec, flat components) of a normalized value."""
+    pairs = [(composites.value_rule(t) or composites.DenseRule).from_value(t)
+             for t in leaves(value)]
+    spec = nest.pack_sequence_as(value, [p[0] for p in pairs], expand_composites=False)
+    return spec, tuple(p[1] for p in pairs)
 
 
 def flat_specs(element_spec) -> list:
@@ -87,7 +106,8 @@ class DatasetSpec(TypeSpec):
 
 
 def _as_value(spec, component):
-    return component if isinstance(spec, DatasetSpec) else Tensor(component)
+    return component if isinstance(spec, DatasetSpec) else \
+        composites.rule(spec).to_value(spec, component)
 
 
 def to_tensors(element_spec, components):
@@ -98,60 +118,39 @@ def to_tensors(element_spec, components):
 
 
 def to_numpy(element_spec, components):
-    return nest.pack_sequence_as(element_spec, list(components))
-
-
-def with_shapes(element_spec, shape_of):
-    """The spec with each TensorSpec's shape replaced by `shape_of(spec)`."""
-    return nest.map_structure(lambda s: TensorSpec(shape_of(s), s.dtype), element_spec)
+    flat = nest.flatten(element_spec)
+    return nest.pack_sequence_as(element_spec, [composites.rule(s).to_numpy(s, c)
+                                                for s, c in zip(flat, components)])
 
 
 def batched(element_spec, batch):
-    return with_shapes(element_spec, lambda s: TensorShape([batch]).concatenate(s.shape))
+    return nest.map_structure(lambda s: composites.rule(s).batched_spec(s, batch),
+                              element_spec)
 
 
 def unbatched(element_spec):
     def drop(s):
         if s.shape.rank == 0:
             raise ValueError("Input element must have a non-scalar value in each component.")
-        return TensorShape(s.shape.as_list()[1:]) if s.shape.rank is not None else s.shape
-    return with_shapes(element_spec, drop)
+        return composites.rule(s).unbatched_spec(s)
+    return nest.map_structure(drop, element_spec)
 
 
 def relaxed(a, b):
     """The most specific spec compatible with both (TF's rule for the branches of a choice)."""
     nest.assert_same_structure(a, b, check_types=False)
-    return nest.map_structure(
-        lambda x, y: TensorSpec(x.shape.most_specific_compatible_shape(y.shape), x.dtype), a, b)
 
-
-def check_components(flat_specs_, values, what):
-    """`values` (Tensors) as arrays fitting `flat_specs_`, or TF's errors naming the component."""
-    if len(values) != len(flat_specs_):
-        raise TypeError(f"{what}: the structure has {len(values)} components, but "
-                        f"element_spec has {len(flat_specs_)}")
-    out = []
-    for i, (spec, v) in enumerate(zip(flat_specs_, values)):
-        if v.dtype is not spec.dtype:
-            raise TypeError(f"{what}: component {i} has dtype {v.dtype.name}, but the "
-                            f"expected dtype is {spec.dtype.name}")
-        if not spec.shape.is_compatible_with(v.shape):
-            raise ValueError(f"{what}: component {i} has shape {v.shape}, which is "
-                             f"incompatible with the expected shape {spec.shape}")
-        out.append(v.numpy())
-    return tuple(out)
-
-
-def _placeholder_shape(shape: TensorShape) -> list:
-    return [] if shape.rank is None else [d or 0 for d in shape.as_list()]
+    def both(x, y):
+        if type(x) is not type(y):
+            raise TypeError(f"{x} and {y} are values of different kinds")
+        return composites.rule(x).relaxed(x, y)
+    return nest.map_structure(both, a, b)
 
 
 def _placeholder(spec):
     if isinstance(spec, DatasetSpec):
         return DATASET_CLASSES["Materialized"](spec.element_spec, [])
-    if spec.dtype is D.string:
-        return np.full(_placeholder_shape(spec.shape), b"", object)
-    return np.zeros(_placeholder_shape(spec.shape), spec.dtype.np)
+    return composites.rule(spec).placeholder(spec)
 
 
 def zeros(flat_specs_):

@@ -20,7 +20,7 @@ from ...ir import errors
 from ...ir.shapes import TensorShape
 from .. import nest
 from ..function.specs import TensorSpec
-from . import structure
+from . import composites, structure
 from .context import INFINITE, UNKNOWN
 from .dataset import AUTOTUNE, TRANSFORMATIONS, Dataset
 from .functions import TracedFunction
@@ -168,7 +168,19 @@ class Unique(Unary):
         super().__init__(input_dataset)
         spec = self.element_spec
         ok = (D.int32, D.int64, D.string)
-        if not (isinstance(spec, TensorSpec) and spec.shape.rank == 0 and spec.dtype in ok):
+        if len(structure.flat_specs(spec)) != 1:
+            raise errors.InvalidArgumentError(
+                None, "UniqueDataset", "UniqueDataset only supports inputs with a single "
+                                       "component.")
+        if not isinstance(spec, TensorSpec):
+            raise errors.InvalidArgumentError(
+                None, "UniqueDataset", "UniqueDataset only supports inputs with a single "
+                                       "`tf.int32`, `tf.int64`, or `tf.string` component.")
+        if spec.dtype not in ok:
+            raise TypeError(f"`tf.data.Dataset.unique` does not support type "
+                            f"<dtype: '{spec.dtype.name}'> -- only `tf.int32`, `tf.int64`, "
+                            f"and `tf.string` are supported.")
+        if spec.shape.rank != 0:
             raise TypeError("`tf.data.Dataset.unique` does not support type "
                             f"{spec}: only scalar int32, int64 and string elements.")
 
@@ -267,19 +279,6 @@ class Skip(Unary):
 
 
 # --- batching -----------------------------------------------------------------------------------
-def _stack(parts):
-    try:
-        return np.stack(parts)
-    except ValueError:
-        first = np.shape(parts[0])
-        k = next(i for i, p in enumerate(parts) if np.shape(p) != first)
-        shown = lambda s: "[" + ",".join(map(str, s)) + "]"  # noqa: E731
-        raise errors.InvalidArgumentError(
-            None, None, f"Cannot add tensor to the batch: number of elements does not match. "
-                        f"Shapes are: [tensor]: {shown(np.shape(parts[k]))}, [batch]: "
-                        f"{shown(first)}") from None
-
-
 class Batch(Unary):
     def __init__(self, input_dataset, batch_size, drop_remainder, num_parallel_calls=None):
         super().__init__(input_dataset)
@@ -288,9 +287,11 @@ class Batch(Unary):
         self._parallel = parallelism(num_parallel_calls)
         self.element_spec = structure.batched(self.element_spec,
                                               self._size if self._drop else None)
+        self._rules = [(s, composites.rule(s))
+                       for s in structure.flat_specs(input_dataset.element_spec)]
 
     def _batch(self, rows):
-        return tuple(_stack(list(parts)) for parts in zip(*rows))
+        return tuple(r.batch(s, list(parts)) for (s, r), parts in zip(self._rules, zip(*rows)))
 
     def _components(self, ctx):
         indexed = self._input._indexed(ctx) if self._gathers else None
@@ -356,6 +357,11 @@ class PaddedBatch(Batch):
         self._parallel = None
         specs = structure.flat_specs(self.element_spec)
         for s in specs:
+            if not isinstance(s, TensorSpec):
+                raise TypeError(f"`padded_batch` is only supported for datasets that produce "
+                                f"tensor elements but type spec of elements in the input "
+                                f"dataset is not a subclass of TensorSpec: `{s}`.")
+        for s in specs:
             if s.shape.rank is None:
                 raise ValueError("You must provide `padded_shapes` argument because component "
                                  "0 has unknown rank.")
@@ -393,9 +399,14 @@ class Unbatch(Unary):
     def __init__(self, input_dataset):
         super().__init__(input_dataset)
         self.element_spec = structure.unbatched(self.element_spec)
+        specs = structure.flat_specs(input_dataset.element_spec)
+        self._rules = [(s, composites.rule(s)) for s in specs] \
+            if composites.has_composites(specs) else None
 
     def _components(self, ctx):
         for c in self._input._components(ctx):
+            if self._rules is not None:   # composites are cut into their rows
+                c = tuple(r.rows(s, a) for (s, r), a in zip(self._rules, c))
             n = len(c[0])
             if any(len(a) != n for a in c[1:]):
                 raise errors.InvalidArgumentError(
@@ -406,7 +417,8 @@ class Unbatch(Unary):
 
     def _cardinality(self):
         n = self._input._cardinality()
-        dims = {s.shape.as_list()[0] for s in structure.flat_specs(self._input.element_spec)}
+        dims = {composites.rule(s).static_rows(s)
+                for s in structure.flat_specs(self._input.element_spec)}
         if n >= 0 and len(dims) == 1 and None not in dims:
             return n * dims.pop()
         return INFINITE if n == INFINITE else UNKNOWN
@@ -561,8 +573,9 @@ def run_ahead(source, size):
 
 # --- cache --------------------------------------------------------------------------------------
 class Cache(Unary):
-    """The first complete pass is recorded (in memory, or in `filename` as safetensors) and
-    later iterators replay it; a pass cut short records nothing, as TF."""
+    """The first complete pass is recorded (in memory, or in `filename` as safetensors: a
+    composite as its arrays) and later iterators replay it; a pass cut short records
+    nothing, as TF."""
 
     def __init__(self, input_dataset, filename):
         super().__init__(input_dataset)
@@ -574,7 +587,9 @@ class Cache(Unary):
     def _stored(self):
         if self._rows is None and self._file:
             from .cache_file import read_cache
-            self._rows = read_cache(self._file, structure.flat_specs(self.element_spec))
+            specs = structure.flat_specs(self.element_spec)
+            rows = read_cache(self._file, composites.array_specs(specs))
+            self._rows = rows if rows is None else [composites.collapse(specs, r) for r in rows]
         return self._rows
 
     def _components(self, ctx):
@@ -590,7 +605,9 @@ class Cache(Unary):
             if self._rows is None:
                 if self._file:
                     from .cache_file import write_cache
-                    write_cache(self._file, structure.flat_specs(self.element_spec), recorded)
+                    specs = structure.flat_specs(self.element_spec)
+                    write_cache(self._file, composites.array_specs(specs),
+                                [composites.expand(specs, r) for r in recorded])
                 self._rows = recorded
 
 

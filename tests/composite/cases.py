@@ -385,6 +385,15 @@ def ragged_elementwise(tf):
 
 
 @case(xla=False)
+def ragged_range(tf):
+    starts = tf.constant([4, 0, -2, 3])
+    return tf.ragged.range(starts), tf.ragged.range(starts, 6, 2), \
+        tf.ragged.range([1, 5], [7, 2], [2, -1]), tf.ragged.range(3), \
+        tf.ragged.range([0., 1.], 2.5, 0.5), \
+        tf.ragged.range(tf.constant([2, 0], tf.int64), row_splits_dtype=tf.int32)
+
+
+@case(xla=False)
 def ragged_reductions(tf):
     rt = _rt(tf)
     return tf.reduce_sum(rt, axis=1), tf.reduce_mean(rt, axis=1), tf.reduce_max(rt, axis=1), \

@@ -34,7 +34,7 @@ NOT_RECORDED = {
 # Callables whose result size depends on the values: TF's XLA refuses them, as flowjit's.
 NO_XLA = {q: "the number of entries depends on the values" for q in (
     "sparse.fill_empty_rows", "sparse.from_dense", "sparse.maximum", "sparse.minimum",
-    "sparse.retain", "sparse.slice")}
+    "sparse.retain", "sparse.slice", "ragged.range")}
 
 # Callables differentiable in flowjit where TF's gradient fails (README: Differences from TF).
 NO_GRADIENT_CASE = {
@@ -49,7 +49,7 @@ NOT_DIFFERENTIABLE = {
     "RaggedTensor.row_lengths", "RaggedTensor.nrows", "RaggedTensor.bounding_shape",
     "RaggedTensor.value_rowids", "RaggedTensor.numpy",
     "RaggedTensor.to_list", "RaggedTensor.get_shape", "SparseTensor.get_shape",
-    "ragged.constant",
+    "ragged.constant", "ragged.range",
 }
 
 

@@ -649,3 +649,79 @@ def loop_in_function(tf, folder):
              sorted(int(v) for _, yb in ds for v in yb.numpy())]
     staged = epoch_sum(ds)
     return [eager, float(staged[0]), int(staged[1]), [b[0].shape[0] for b in ds]]
+
+
+# --- composite elements: data.ipynb's sparse cells, and ragged_tensor.ipynb's "Datasets" -----
+# section (its `feature_tensors` come from tf.io.parse_example of four tf.train.Examples;
+# here the same ragged features are built directly)
+def _composite_json(x):
+    """`as_json`, with a SparseTensor as its three arrays and a RaggedTensor as its rows."""
+    if isinstance(x, dict):
+        return {str(k): _composite_json(v) for k, v in sorted(x.items())}
+    if hasattr(x, "dense_shape"):
+        return {"sparse": [as_json(x.indices), as_json(x.values), as_json(x.dense_shape)]}
+    if hasattr(x, "nested_row_splits"):
+        return {"ragged": _decoded(x.to_list()), "dtype": x.dtype.name}
+    return as_json(x)
+
+
+def _decoded(rows):
+    if isinstance(rows, list):
+        return [_decoded(r) for r in rows]
+    return rows.decode() if isinstance(rows, bytes) else rows
+
+
+@cell
+def structure_sparse(tf, folder):
+    dataset4 = tf.data.Dataset.from_tensors(
+        tf.SparseTensor(indices=[[0, 0], [1, 2]], values=[1, 2], dense_shape=[3, 4]))
+    return [_spec(dataset4), dataset4.element_spec.value_type.__name__,
+            [_composite_json(e) for e in dataset4]]
+
+
+def _feature_tensors(tf):
+    return {"colors": tf.ragged.constant([["red", "blue"], ["orange"], ["black", "yellow"],
+                                          ["green"]]),
+            "lengths": tf.ragged.constant([[7], [], [1, 3], [3, 5, 2]], dtype=tf.int64)}
+
+
+def _dictionary_dataset(dataset):
+    # the guide's print_dictionary_dataset, returning what it prints
+    return [_composite_json(element) for element in dataset]
+
+
+@cell
+def ragged_dataset_slices(tf, folder):
+    dataset = tf.data.Dataset.from_tensor_slices(_feature_tensors(tf))
+    return [_spec(dataset), _dictionary_dataset(dataset)]
+
+
+@cell
+def ragged_dataset_batch_unbatch(tf, folder):
+    dataset = tf.data.Dataset.from_tensor_slices(_feature_tensors(tf))
+    batched_dataset = dataset.batch(2)
+    unbatched_dataset = batched_dataset.unbatch()
+    return [_spec(batched_dataset), _dictionary_dataset(batched_dataset),
+            _spec(unbatched_dataset), _dictionary_dataset(unbatched_dataset)]
+
+
+@cell
+def ragged_dense_to_ragged_batch(tf, folder):
+    non_ragged_dataset = tf.data.Dataset.from_tensor_slices([1, 5, 3, 2, 8])
+    non_ragged_dataset = non_ragged_dataset.map(tf.range)
+    batched_non_ragged_dataset = non_ragged_dataset.apply(
+        tf.data.experimental.dense_to_ragged_batch(2))
+    return [_spec(batched_non_ragged_dataset),
+            [_composite_json(element) for element in batched_non_ragged_dataset]]
+
+
+@cell
+def ragged_dataset_map(tf, folder):
+    dataset = tf.data.Dataset.from_tensor_slices(_feature_tensors(tf))
+
+    def transform_lengths(features):
+        return {
+            'mean_length': tf.math.reduce_mean(features['lengths']),
+            'length_ranges': tf.ragged.range(features['lengths'])}
+    transformed_dataset = dataset.map(transform_lengths)
+    return [_spec(transformed_dataset), _dictionary_dataset(transformed_dataset)]

@@ -38,6 +38,31 @@ def test_restore_continues_exactly(tmp_path, seed):
     assert [b.numpy().tolist() for b in it] == rest
 
 
+def _sparse_pipeline():
+    # rows of a [24, 5] SparseTensor (some empty) through a shuffle buffer of SparseTensors
+    kept = np.arange(24)[np.arange(24) % 3 > 0]
+    sparse = tf.sparse.SparseTensor(indices=np.stack([kept, kept % 5], 1),
+                                    values=kept.astype(np.float32), dense_shape=[24, 5])
+    return (tf.data.Dataset.from_tensor_slices(sparse).map(lambda x: x * 2.0)
+            .shuffle(8, seed=4).batch(3).prefetch(2))
+
+
+def test_restore_of_a_shuffle_buffer_of_sparse_tensors(tmp_path):
+    it = iter(_sparse_pipeline())
+    ck = tf.train.Checkpoint(iterator=it)
+    for _ in range(3):
+        next(it)
+    path = ck.save(str(tmp_path / "ckpt"))
+    rest = [tf.sparse.to_dense(b).numpy().tolist() for b in it]
+    assert len(rest) == 5 and any(v for b in rest for row in b for v in row)
+    it2 = iter(_sparse_pipeline())
+    tf.train.Checkpoint(iterator=it2).restore(path)
+    assert [tf.sparse.to_dense(b).numpy().tolist() for b in it2] == rest
+    # the checkpoint holds the position as JSON, never a pickled element
+    data = b"".join(p.read_bytes() for p in tmp_path.rglob("*") if p.is_file())
+    assert b'"consumed": 3' in data and b"SparseValue" not in data
+
+
 def test_restore_of_exhausted_and_unstarted_iterators(tmp_path):
     ds = tf.data.Dataset.range(3)
     it = iter(ds)

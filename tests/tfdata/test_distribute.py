@@ -31,6 +31,21 @@ SCRIPT = textwrap.dedent("""
     per = [[v.numpy().tolist() for v in e.values]
            for e in strategy.distribute_datasets_from_function(dataset_fn)]
     assert per == [[[0, 1], [2, 3]], [[4, 5], [6, 7]]], per
+
+    # composite batches split by rows as TF's: a SparseTensor's dense shape and a
+    # RaggedTensor's rows per replica, an empty RaggedTensor for a replica without rows
+    sparse = tf.sparse.SparseTensor([[0, 0], [1, 2], [2, 1]], [1, 2, 3], [3, 4])
+    got = [[tf.sparse.to_dense(v).numpy().tolist() for v in e.values] for e in
+           strategy.experimental_distribute_dataset(
+               tf.data.Dataset.from_tensor_slices(sparse).batch(3))]
+    assert got == [[[[1, 0, 0, 0], [0, 0, 2, 0]], [[0, 3, 0, 0]]]], got
+    ragged = tf.data.Dataset.from_tensor_slices(tf.ragged.constant([[1, 2], [3], [], [4, 5, 6]]))
+    got = [[v.to_list() for v in e.values]
+           for e in strategy.experimental_distribute_dataset(ragged.batch(3))]
+    assert got == [[[[1, 2], [3]], [[]]], [[[4, 5, 6]], []]], got
+    got = [[v.to_list() for v in e.values]
+           for e in strategy.distribute_datasets_from_function(lambda ctx: ragged.batch(2))]
+    assert got == [[[[1, 2], [3]], [[], [4, 5, 6]]]], got
     try:
         tf.distribute.InputContext(1, 0, 2).get_per_replica_batch_size(5)
     except ValueError as e:

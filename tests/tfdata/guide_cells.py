@@ -649,3 +649,64 @@ def loop_in_function(tf, folder):
              sorted(int(v) for _, yb in ds for v in yb.numpy())]
     staged = epoch_sum(ds)
     return [eager, float(staged[0]), int(staged[1]), [b[0].shape[0] for b in ds]]
+
+
+# --- data.ipynb: Using tf.data with tf.keras ------------------------------------------------------
+# TOLERANCES: cells whose floats come from training, compared to this relative tolerance
+# (float32 sums in another order); every other cell is compared exactly.
+TOLERANCES = {}
+
+
+def _fashion_mnist_like():
+    """fashion_mnist's training arrays in miniature: 28x28 uint8 images scaled by 1/255, int32
+    labels in 0..9 that depend on the images (so training has something to learn)."""
+    rng = np.random.default_rng(11)
+    images = rng.integers(0, 256, size=(400, 28, 28)).astype(np.uint8)
+    projection = rng.normal(size=(28 * 28, 10))
+    labels = np.argmax(images.reshape(400, -1) @ projection, axis=1).astype(np.uint8)
+    return images / 255.0, labels.astype(np.int32)
+
+
+def _keras_model(tf):
+    """The guide's model, built and given the same seeded weights in every framework."""
+    model = tf.keras.Sequential([tf.keras.layers.Flatten(), tf.keras.layers.Dense(10)])
+    model.build((None, 28, 28))
+    rng = np.random.default_rng(12)
+    model.set_weights([rng.uniform(-0.05, 0.05, size=w.shape).astype(np.float32)
+                       for w in model.get_weights()])
+    return model
+
+
+def _history(history):
+    return {k: [float(v) for v in vs] for k, vs in sorted(history.history.items())}
+
+
+@cell
+def keras_fit_evaluate_predict(tf, folder):
+    """The guide's fit/evaluate/predict on a dataset. The guide shuffles with shuffle(5000),
+    whose order is TF's own and training depends on it, so here the batches come in order;
+    the model starts from seeded weights (`_keras_model`)."""
+    images, labels = _fashion_mnist_like()
+    fmnist_train_ds = tf.data.Dataset.from_tensor_slices((images, labels))
+    fmnist_train_ds = fmnist_train_ds.batch(32)
+    model = _keras_model(tf)
+    model.compile(optimizer='adam',
+                  loss=tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True),
+                  metrics=['accuracy'])
+    out = {"spec": _spec(fmnist_train_ds)}
+    out["fit"] = _history(model.fit(fmnist_train_ds, epochs=2, verbose=0))
+    out["fit_repeat"] = _history(model.fit(fmnist_train_ds.repeat(), epochs=2,
+                                           steps_per_epoch=20, verbose=0))
+    loss, accuracy = model.evaluate(fmnist_train_ds, verbose=0)
+    out["evaluate"] = [float(loss), float(accuracy)]
+    loss, accuracy = model.evaluate(fmnist_train_ds.repeat(), steps=10, verbose=0)
+    out["evaluate_steps"] = [float(loss), float(accuracy)]
+    predict_ds = tf.data.Dataset.from_tensor_slices(images).batch(32)
+    result = model.predict(predict_ds, steps=10, verbose=0)
+    out["predict"] = [list(result.shape), result[::37].tolist()]
+    result = model.predict(fmnist_train_ds, steps=10, verbose=0)
+    out["predict_with_labels"] = [list(result.shape), result[::53].tolist()]
+    return out
+
+
+TOLERANCES["keras_fit_evaluate_predict"] = 1e-4

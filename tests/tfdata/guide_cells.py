@@ -651,6 +651,73 @@ def loop_in_function(tf, folder):
     return [eager, float(staged[0]), int(staged[1]), [b[0].shape[0] for b in ds]]
 
 
+
+# --- the guides' cells the first rounds left out, and the current guides' variants ----------------
+@cell
+def generator_images(tf, folder):
+    """The ImageDataGenerator cells' dataset: a generator of (32 images, 32 one-hot labels)
+    batches standing in for `flow_from_directory` (which decodes JPEGs)."""
+    def flow():
+        rng = np.random.default_rng(4)
+        for _ in range(3):
+            yield (rng.random((32, 256, 256, 3), np.float32),
+                   np.eye(5, dtype=np.float32)[rng.integers(0, 5, 32)])
+
+    ds = tf.data.Dataset.from_generator(
+        flow, output_types=(tf.float32, tf.float32),
+        output_shapes=([32, 256, 256, 3], [32, 5]))
+    out = [_spec(ds)]
+    for images, label in ds.take(1):
+        out += [list(images.shape), list(label.shape), float(tf.reduce_sum(label))]
+    return out
+
+
+@cell
+def time_series_zip(tf, folder):
+    """The guide's current overlap of features and labels (label_length = 3)."""
+    range_ds = tf.data.Dataset.range(100000)
+    feature_length = 10
+    label_length = 3
+    features = range_ds.batch(feature_length, drop_remainder=True)
+    labels = range_ds.batch(feature_length).skip(1).map(lambda labels: labels[:label_length])
+    predicted_steps = tf.data.Dataset.zip((features, labels))
+    return [_spec(predicted_steps)] + [as_json(x) for x in predicted_steps.take(5)]
+
+
+@cell
+def resample_csv(tf, folder):
+    """The credit card file read as the guide reads it: 30 float columns and an int label
+    with `column_defaults`. 2048 rows are two batches of 1024 per (shuffled) epoch, so the
+    class counts of ten batches do not depend on the order."""
+    rng = np.random.default_rng(6)
+    path = os.path.join(folder, "creditcard.csv")
+    names = ["Time"] + [f"V{i}" for i in range(1, 29)] + ["Amount", "Class"]
+    with open(path, "w") as f:
+        f.write(",".join(f'"{n}"' for n in names) + "\n")
+        for i in range(2048):
+            values = rng.normal(size=30).round(4)
+            f.write(",".join(map(str, values)) + f",{int(i % 16 == 0)}\n")
+    creditcard_ds = tf.data.experimental.make_csv_dataset(
+        path, batch_size=1024, label_name="Class",
+        column_defaults=[float()] * 30 + [int()])
+
+    def count(counts, batch):
+        features, labels = batch
+        class_1 = tf.cast(labels == 1, tf.int32)
+        class_0 = tf.cast(labels == 0, tf.int32)
+        counts['class_0'] += tf.reduce_sum(class_0)
+        counts['class_1'] += tf.reduce_sum(class_1)
+        return counts
+
+    counts = creditcard_ds.take(10).reduce(initial_state={'class_0': 0, 'class_1': 0},
+                                           reduce_func=count)
+    counts = np.array([counts['class_0'].numpy(), counts['class_1'].numpy()]).astype(
+        np.float32)
+    features, labels = next(iter(creditcard_ds))
+    return [_spec(creditcard_ds), as_json(counts / counts.sum()), sorted(features),
+            features["V1"].dtype.name, labels.dtype.name]
+
+
 # --- data.ipynb: Using tf.data with tf.keras ------------------------------------------------------
 # TOLERANCES: cells whose floats come from training, compared to this relative tolerance
 # (float32 sums in another order); every other cell is compared exactly.

@@ -5,6 +5,8 @@ eagerly per input element (README's "Differences from TF")."""
 from __future__ import annotations
 
 import collections
+import queue
+import threading
 
 import numpy as np
 
@@ -18,7 +20,7 @@ from . import structure
 from .context import INFINITE, UNKNOWN
 from .dataset import AUTOTUNE, TRANSFORMATIONS, Dataset
 from .functions import TracedFunction, call_eagerly
-from .transforms import DEFAULT_PARALLELISM, Unary, as_int, positive_int, run_ahead
+from .transforms import DEFAULT_PARALLELISM, Unary, as_int, ordered, positive_int, run_ahead
 
 
 # --- several inputs -------------------------------------------------------------------------------
@@ -215,9 +217,10 @@ class Interleave(Unary):
     turn; an exhausted one's slot takes the next input element when the cycle returns."""
 
     def __init__(self, input_dataset, map_func, cycle_length, block_length,
-                 num_parallel_calls=None):
+                 num_parallel_calls=None, deterministic=None):
         super().__init__(input_dataset)
         self._func = map_func
+        self._deterministic = deterministic
         n = AUTOTUNE if cycle_length is None else as_int(cycle_length, "cycle_length")
         calls = None if num_parallel_calls is None else \
             as_int(num_parallel_calls, "num_parallel_calls")
@@ -233,7 +236,7 @@ class Interleave(Unary):
                             f"to `cycle_length`. However, `num_parallel_calls` is {calls} and "
                             f"`cycle_length` is {n}")
         # parallel: each open inner dataset is produced ahead by a thread of its own; the
-        # output order stays the deterministic cycle's
+        # output order is the deterministic cycle's, or the order elements arrive in
         self._ahead = None if calls is None else 2 * self._block
         self.element_spec = self._probe_spec()
 
@@ -244,14 +247,69 @@ class Interleave(Unary):
             return _as_dataset(call_eagerly(self._func, self._input.element_spec, zeros),
                                "interleave").element_spec
 
+    def _inner(self, components):
+        return _as_dataset(call_eagerly(self._func, self._input.element_spec, components),
+                           "interleave")
+
     def _open(self, components, ctx):
-        ds = _as_dataset(call_eagerly(self._func, self._input.element_spec, components),
-                         "interleave")
-        if self._ahead:
-            return run_ahead(ds._components(ctx), self._ahead)
-        return ds._components(ctx)
+        inner = self._inner(components)._components(ctx)
+        return run_ahead(inner, self._ahead) if self._ahead else inner
 
     def _components(self, ctx):
+        if self._ahead and not ordered(self._deterministic, ctx):
+            return self._as_completed(ctx)
+        return self._cycled(ctx)
+
+    def _as_completed(self, ctx):
+        """Parallel and not deterministic: `cycle_length` inner datasets open at once, each
+        produced by a thread of its own (up to `2 * block_length` elements ahead), their
+        elements yielded in the order they arrive; a finished one's place goes to the next
+        input element."""
+        source = self._input._components(ctx)
+        arrived = queue.Queue()   # (inner's room, 0: element / 1: end / 2: error, value)
+        stopped = threading.Event()
+        rooms = set()
+
+        def produce(inner, room):
+            try:
+                for c in inner:
+                    room.acquire()
+                    if stopped.is_set():
+                        return
+                    arrived.put((room, 0, c))
+                arrived.put((room, 1, None))
+            except BaseException as e:  # handed to the consumer, raised at its next()
+                arrived.put((room, 2, e))
+
+        def open_next():
+            c = next(source, None)
+            if c is None:
+                return False
+            room = threading.Semaphore(self._ahead)
+            rooms.add(room)
+            threading.Thread(target=produce, args=(self._inner(c)._components(ctx), room),
+                             daemon=True, name="flowjit-interleave").start()
+            return True
+
+        try:
+            while len(rooms) < self._cycle and open_next():
+                pass
+            while rooms:
+                room, kind, value = arrived.get()
+                if kind == 0:
+                    room.release()
+                    yield value
+                    continue
+                rooms.discard(room)
+                if kind == 2:
+                    raise value
+                open_next()
+        finally:
+            stopped.set()
+            for room in rooms:   # a producer waiting for room sees the stop
+                room.release()
+
+    def _cycled(self, ctx):
         source = self._input._components(ctx)
         slots = [None] * self._cycle
         index, block, open_, source_done = 0, 0, 0, False

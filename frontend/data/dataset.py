@@ -35,8 +35,9 @@ tf_export("data.UNKNOWN_CARDINALITY", "data.experimental.UNKNOWN_CARDINALITY")(U
 
 @tf_export("data.Options")
 class Options:
-    """TF's `tf.data.Options`: recorded and merged; `deterministic` is honoured (flowjit's
-    parallel map is always ordered, which `deterministic=False` permits)."""
+    """TF's `tf.data.Options`: recorded and merged; `deterministic` is honoured (False lets
+    the parallel `map`, `interleave` and `batch` without their own `deterministic` argument
+    yield elements as they complete)."""
 
     _FIELDS = ("deterministic", "experimental_deterministic", "experimental_optimization",
                "experimental_distribute", "experimental_threading", "threading",
@@ -139,14 +140,15 @@ class Dataset:
     # --- transformations (transforms.py, combine.py) -------------------------------------------
     def map(self, map_func, num_parallel_calls=None, deterministic=None, synchronous=None,
             use_unbounded_threadpool=False, name=None):
-        return TRANSFORMATIONS["Map"](self, map_func, num_parallel_calls)
+        return TRANSFORMATIONS["Map"](self, map_func, num_parallel_calls, deterministic)
 
     def filter(self, predicate, name=None):
         return TRANSFORMATIONS["Filter"](self, predicate)
 
     def batch(self, batch_size, drop_remainder=False, num_parallel_calls=None,
               deterministic=None, name=None):
-        return TRANSFORMATIONS["Batch"](self, batch_size, drop_remainder, num_parallel_calls)
+        return TRANSFORMATIONS["Batch"](self, batch_size, drop_remainder, num_parallel_calls,
+                                        deterministic)
 
     def padded_batch(self, batch_size, padded_shapes=None, padding_values=None,
                      drop_remainder=False, name=None):
@@ -183,7 +185,7 @@ class Dataset:
     def interleave(self, map_func, cycle_length=None, block_length=None,
                    num_parallel_calls=None, deterministic=None, name=None):
         return TRANSFORMATIONS["Interleave"](self, map_func, cycle_length, block_length,
-                                             num_parallel_calls)
+                                             num_parallel_calls, deterministic)
 
     def flat_map(self, map_func, name=None):
         return TRANSFORMATIONS["Interleave"](self, map_func, 1, 1)

@@ -1,7 +1,7 @@
 """The transformations over several datasets (`zip`, `concatenate`, `choose_from_datasets`,
 `sample_from_datasets`) and over datasets of datasets (`interleave`/`flat_map`, `window`,
-`group_by_window`, `bucket_by_sequence_length`). A function that returns a dataset runs
-eagerly per input element (README's "Differences from TF")."""
+`group_by_window`, `bucket_by_sequence_length`). A function that returns a dataset is
+traced once (dataset_functions.py)."""
 from __future__ import annotations
 
 import collections
@@ -13,13 +13,13 @@ import numpy as np
 from ...ir import dtypes as D
 from ...ir import errors
 from ...ir.shapes import TensorShape
-from ..function import func_graph
 from .. import nest
 from ..function.specs import TensorSpec
 from . import structure
 from .context import INFINITE, UNKNOWN
 from .dataset import AUTOTUNE, TRANSFORMATIONS, Dataset
-from .functions import TracedFunction, call_eagerly
+from .dataset_functions import DatasetFunction, as_dataset
+from .functions import TracedFunction
 from .transforms import DEFAULT_PARALLELISM, Unary, as_int, ordered, positive_int, run_ahead
 
 
@@ -194,13 +194,6 @@ def sample_from_datasets(datasets, weights, seed, stop_on_empty_dataset, rerando
 
 
 # --- datasets of datasets -------------------------------------------------------------------
-def _as_dataset(value, what):
-    if not isinstance(value, Dataset):
-        raise TypeError(f"The `map_func` argument of `{what}` must return a `Dataset` object. "
-                        f"Got {type(value)!r}")
-    return value
-
-
 def _default_cycle(num_parallel_calls):
     """TF's cycle length when none is given: one per core; a parallel interleave's is
     `num_parallel_calls` (at most the cores) or, autotuned, a third of the cores (each
@@ -219,7 +212,6 @@ class Interleave(Unary):
     def __init__(self, input_dataset, map_func, cycle_length, block_length,
                  num_parallel_calls=None, deterministic=None):
         super().__init__(input_dataset)
-        self._func = map_func
         self._deterministic = deterministic
         n = AUTOTUNE if cycle_length is None else as_int(cycle_length, "cycle_length")
         calls = None if num_parallel_calls is None else \
@@ -238,18 +230,11 @@ class Interleave(Unary):
         # parallel: each open inner dataset is produced ahead by a thread of its own; the
         # output order is the deterministic cycle's, or the order elements arrive in
         self._ahead = None if calls is None else 2 * self._block
-        self.element_spec = self._probe_spec()
-
-    def _probe_spec(self):
-        """The inner datasets' spec: the function run once on a placeholder element."""
-        zeros = structure.zeros(structure.flat_specs(self._input.element_spec))
-        with func_graph.init_scope():
-            return _as_dataset(call_eagerly(self._func, self._input.element_spec, zeros),
-                               "interleave").element_spec
+        self._fn = DatasetFunction(map_func, input_dataset.element_spec, "interleave")
+        self.element_spec = self._fn.output_spec
 
     def _inner(self, components):
-        return _as_dataset(call_eagerly(self._func, self._input.element_spec, components),
-                           "interleave")
+        return self._fn(components)
 
     def _open(self, components, ctx):
         inner = self._inner(components)._components(ctx)
@@ -410,13 +395,12 @@ class GroupByWindow(Unary):
         if not (isinstance(ks, TensorSpec) and ks.dtype is D.int64 and ks.shape.rank == 0):
             raise ValueError(f"Invalid `key_func`. Expected `key_func` to return a scalar "
                              f"tf.int64 tensor, but instead `key_func` has output types={ks}")
-        self._reduce = reduce_func
         self._size_fn = window_size_func
         self._size = None if window_size is None else positive_int(window_size, "window_size")
-        empty = Materialized(self.element_spec, [])
-        with func_graph.init_scope():
-            probe = reduce_func(structure.host(np.int64(0)), empty)
-        self.element_spec = _as_dataset(probe, "group_by_window").element_spec
+        self._reduce = DatasetFunction(
+            reduce_func, (TensorSpec([], D.int64), structure.DatasetSpec(self.element_spec)),
+            "group_by_window")
+        self.element_spec = self._reduce.output_spec
 
     def _window_size(self, key):
         if self._size is not None:
@@ -424,10 +408,8 @@ class GroupByWindow(Unary):
         return int(structure.host(self._size_fn(structure.host(np.int64(key)))).numpy())
 
     def _flush(self, key, rows, ctx):
-        ds = Materialized(self._input.element_spec, rows)
-        out = _as_dataset(self._reduce(structure.host(np.int64(key)), ds),
-                          "group_by_window")
-        yield from out._components(ctx)
+        window = Materialized(self._input.element_spec, rows)
+        yield from self._reduce((np.array(key, np.int64), window))._components(ctx)
 
     def _components(self, ctx):
         groups, sizes = {}, {}

@@ -19,6 +19,7 @@ from ..export import tf_export
 from ..function.specs import TensorSpec
 from . import structure
 from .context import INFINITE, UNKNOWN
+from .dataset_functions import RecordedConstruction
 from .iterator import NumpyIterator, make_iterator, reduce_dataset, staged_for
 from .option_groups import GROUPS
 
@@ -68,7 +69,7 @@ class Options:
 
 
 @tf_export("data.Dataset")
-class Dataset:
+class Dataset(metaclass=RecordedConstruction):
     """The base of every dataset; subclasses set `element_spec` and implement
     `_components(ctx)` and `_cardinality()`."""
 

@@ -8,6 +8,9 @@ tuple is passed as positional arguments, anything else as one argument.
 """
 from __future__ import annotations
 
+import contextlib
+import threading
+
 from .. import nest
 from ..autograph import converter
 from ..eager.dispatch import convert_to_tensor
@@ -32,12 +35,54 @@ def _as_output(value):
     return nest.rebuild(value, kind, [_as_output(c) for c in nest.children(value, kind)])
 
 
+# Traces shared with datasets rebuilt per element from a traced dataset function
+# (dataset_functions.py): `.collect` gathers the traces made while it is traced, `.reuse`
+# hands them to the rebuilt transformations, so each function is traced once.
+_SHARED = threading.local()
+
+
+@contextlib.contextmanager
+def _shared(field, traces):
+    previous = getattr(_SHARED, field, None)
+    setattr(_SHARED, field, traces)
+    try:
+        yield
+    finally:
+        setattr(_SHARED, field, previous)
+
+
+def collecting_traces(traces: dict):
+    return _shared("collect", traces)
+
+
+def reusing_traces(traces: dict):
+    return _shared("reuse", traces)
+
+
+def reused_trace(func, element_spec, what):
+    """(the key of a trace of `func` for `element_spec`, the trace made for it while the
+    dataset function being rebuilt was traced, or None)."""
+    key = (id(func), repr(element_spec), what)
+    return key, (getattr(_SHARED, "reuse", None) or {}).get(key)
+
+
+def keep_trace(key, traced):
+    """Keep a trace made while a dataset function is traced, for its rebuilt datasets."""
+    collected = getattr(_SHARED, "collect", None)
+    if collected is not None:
+        collected[key] = traced
+
+
 class TracedFunction:
     """`func` traced for elements of `element_spec`; `output_spec` is what it returns."""
 
     def __init__(self, func, element_spec, what="map"):
         if not callable(func):
             raise TypeError(f"`{what}` expects a callable, got {func!r}")
+        key, reused = reused_trace(func, element_spec, what)
+        if reused is not None:
+            self.__dict__.update(reused.__dict__)
+            return
         user = func if isinstance(func, Function) else (converter.convert(func) or func)
         self._in_spec = element_spec
         flat_in = structure.flat_specs(element_spec)
@@ -58,6 +103,7 @@ class TracedFunction:
         self._concrete = self._fn.get_concrete_function()
         out = out_box[-1]
         self.output_spec = nest.map_structure(structure.spec_of, out)
+        keep_trace(key, self)
 
     def __call__(self, components):
         """Run on one element's components; returns the result's components.

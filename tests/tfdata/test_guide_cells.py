@@ -47,3 +47,17 @@ def test_tolerant_comparison_sees_a_wrong_answer():
     assert not _close({"loss": [1.26, 0.5], "shape": [320, 10]}, want, 1e-4)
     assert not _close({"loss": [1.25, 0.5], "shape": [200, 10]}, want, 1e-4)
     assert not _close({"loss": [1.25]}, want, 1e-4)
+
+
+def test_the_audit_lists_every_guide_cell():
+    from tfdata import guide_audit
+    rows = guide_audit.DATA + guide_audit.PERFORMANCE
+    assert len({cell_id for cell_id, _, _ in rows}) == len(rows)
+    named = set(guide_audit.EXTRA)
+    for cell_id, _, status in rows:
+        if status.startswith("cell:"):
+            assert status[5:] in guide_cells.CELLS, cell_id
+            named.add(status[5:])
+        else:
+            assert status in guide_audit.STATUSES, cell_id
+    assert named == set(guide_cells.CELLS)

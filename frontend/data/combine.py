@@ -18,7 +18,7 @@ from ..function.specs import TensorSpec
 from . import structure
 from .context import INFINITE, UNKNOWN
 from .dataset import AUTOTUNE, TRANSFORMATIONS, Dataset
-from .dataset_functions import DatasetFunction, as_dataset
+from .dataset_functions import DatasetFunction
 from .functions import TracedFunction
 from .transforms import DEFAULT_PARALLELISM, Unary, as_int, ordered, positive_int, run_ahead
 

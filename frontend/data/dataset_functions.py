@@ -35,7 +35,7 @@ from ..function.func_graph import GraphTensor, init_scope
 from ..function.function import Function, function
 from ..function.specs import TensorSpec
 from . import structure
-from .functions import (_call_user, call_eagerly, collecting_traces, keep_trace,
+from .functions import (call_eagerly, call_user, collecting_traces, keep_trace,
                         reused_trace, reusing_traces)
 
 _STATE = threading.local()   # .recorder: the recording trace (None while paused)
@@ -188,7 +188,7 @@ class DatasetFunction:
             _STATE.recorder = recorder
             try:
                 with collecting_traces(traces):
-                    result = _call_user(user, nest.pack_sequence_as(self._in_spec, inputs))
+                    result = call_user(user, nest.pack_sequence_as(self._in_spec, inputs))
             finally:
                 _STATE.recorder = outer
             box.append(as_dataset(result, self._what))

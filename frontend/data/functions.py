@@ -20,7 +20,7 @@ from ..eager.tensor import Tensor
 from . import structure
 
 
-def _call_user(func, element):
+def call_user(func, element):
     if isinstance(element, tuple) and not hasattr(element, "_fields"):
         return func(*element)
     return func(element)
@@ -90,7 +90,7 @@ class TracedFunction:
 
         def traced(*flat):
             element = nest.pack_sequence_as(element_spec, list(flat))
-            result = _call_user(user, element)
+            result = call_user(user, element)
             # as TF, a returned list is a tuple at the top (the results of a
             # py_function/numpy_function, not one tensor to stack); nested lists are tensors
             out = _as_output(tuple(result) if isinstance(result, list) else result)
@@ -120,5 +120,5 @@ class TracedFunction:
 
 
 def call_eagerly(func, element_spec, components):
-    """`func` on one element as eager Tensors (the functions that return datasets)."""
-    return _call_user(func, structure.to_tensors(element_spec, components))
+    """`func` on one element as eager Tensors (a dataset function the trace cannot follow)."""
+    return call_user(func, structure.to_tensors(element_spec, components))

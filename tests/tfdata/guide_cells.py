@@ -6,9 +6,9 @@ Each cell is `cell(tf, folder)` returning what the guide prints, as JSON (`as_js
 tests/data/tfdata_guide.json; `test_guide_cells.py` runs them under flowjit and compares.
 Cells that download a file get a small file written to `folder` with the same API calls;
 where TF's order is random (unseeded shuffles, sampling), a cell returns what does not
-depend on the order (sorted values, sums, checks of the property the guide shows). guide_audit.py lists
-every code cell of both guides with the cell here that runs it, or why none does (plots,
-image codecs, downloads, cells of TFRecord and composite elements tested elsewhere).
+depend on the order (sorted values, sums, checks of the property the guide shows). guide_audit.py
+lists every code cell of both guides with the cell here that runs it, or why none does
+(plots, image codecs, downloads, cells of TFRecord and composite elements tested elsewhere).
 """
 import collections
 import itertools

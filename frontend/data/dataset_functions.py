@@ -15,7 +15,10 @@ returned dataset is built instead of building it from the element:
 - per element, the graph runs on the element's tensors and the recipes are built again with
   its results (an element's own dataset components in place of their stand-ins). Functions
   traced inside a recorded construction (a `map` of the returned dataset) are traced once
-  too: the rebuilt `map` takes the trace made for the same function and element spec.
+  too: the rebuilt `map` takes the trace made for the same function and element spec. One
+  that reads the element's tensors (a `map` whose function uses them) is traced with
+  placeholders for them (the context's `foreign_capture`), and again per element with
+  their values.
 
 A function the trace cannot follow (Python control flow on the element's values, a dataset
 argument read as a Python value) runs eagerly per element instead (`eager_fallback`).
@@ -53,13 +56,12 @@ class RecordedConstruction(type):
             # the flowjit constructions inside it are the ones recorded
             return super().__call__(*args, **kwargs)
         template, dependent = recorder.template((args, kwargs))
-        if not dependent:
-            with recorder.paused():
-                return super().__call__(*args, **kwargs)
-        with recorder.paused():
-            args, kwargs = recorder.placeholders(template)
+        with recorder.constructing() as captured:
+            if dependent:
+                args, kwargs = recorder.placeholders(template)
             built = super().__call__(*args, **kwargs)
-        built._recipe = (cls, template)
+        if dependent or captured:
+            built._recipe = (cls, template, captured)
         return built
 
 
@@ -80,14 +82,26 @@ class _Recorder:
         self.graph = graph
         self.tensors: list = []
         self._positions: dict = {}
+        self._captured = None   # the references a construction in progress captured
 
     @contextlib.contextmanager
-    def paused(self):
-        _STATE.recorder = None
+    def constructing(self):
+        """A recorded construction (nested ones are plain): yields the list of references
+        that functions traced inside it capture (the element's tensors they read)."""
+        _STATE.recorder, self._captured = None, []
         try:
-            yield
+            yield self._captured
         finally:
-            _STATE.recorder = self
+            _STATE.recorder, self._captured = self, None
+
+    def capture(self, t):
+        """A function traced inside a construction reads `t`: a placeholder value, and the
+        construction records that it depends on `t` (None when `t` is not this trace's)."""
+        if self._captured is None or t.graph is not self.graph:
+            return None
+        ref, _ = self.template(t)
+        self._captured.append(ref)
+        return self._placeholder(ref)
 
     def template(self, value):
         """`value` with this trace's tensors and dependent datasets as references, and
@@ -114,13 +128,14 @@ class _Recorder:
     def placeholders(self, template):
         """The template's arguments with a placeholder for each reference: ones of the
         tensor's static shape (unknown dims 1), so sizes and counts pass their checks."""
-        def fill(ref):
-            t = self.tensors[ref.index]
-            shape = [] if t.shape.rank is None else [d or 1 for d in t.shape.as_list()]
-            if t.dtype is D.string:
-                return structure.host(np.full(shape, b"", object))
-            return structure.host(np.ones(shape, t.dtype.np))
-        return _filled(template, fill, lambda ref: ref.dataset)
+        return _filled(template, self._placeholder, lambda ref: ref.dataset)
+
+    def _placeholder(self, ref):
+        t = self.tensors[ref.index]
+        shape = [] if t.shape.rank is None else [d or 1 for d in t.shape.as_list()]
+        if t.dtype is D.string:
+            return structure.host(np.full(shape, b"", object))
+        return structure.host(np.ones(shape, t.dtype.np))
 
 
 def _rebuilt_sequence(value, items):
@@ -187,17 +202,18 @@ class DatasetFunction:
             outer = getattr(_STATE, "recorder", None)
             _STATE.recorder = recorder
             try:
-                with collecting_traces(traces):
+                with collecting_traces(traces), _foreign_captures(recorder.capture):
                     result = call_user(user, nest.pack_sequence_as(self._in_spec, inputs))
             finally:
                 _STATE.recorder = outer
-            box.append(as_dataset(result, self._what))
+            box.append((as_dataset(result, self._what), recorder.tensors))
             return list(recorder.tensors)
 
         traced.__name__ = f"{self._what}_{getattr(func, '__name__', 'fn')}"
         concrete = function(traced, autograph=False, input_signature=[
             TensorSpec(s.shape, s.dtype) for s in tensor_specs]).get_concrete_function()
-        self._result, self._traces, self._concrete = box[-1], traces, concrete
+        (self._result, self._symbolic), self._traces = box[-1], traces
+        self._concrete = concrete
 
     def __call__(self, components):
         if self.eager_fallback:
@@ -210,6 +226,7 @@ class DatasetFunction:
         tensors = [c for c, s in zip(components, self._flat_in) if isinstance(s, TensorSpec)]
         values = [structure.host(v) for v in plan.run(tensors + cf.capture_values)]
         built = {}
+        by_symbol = {id(t): v for t, v in zip(self._symbolic, values)}
 
         def rebuild(dataset):
             recipe = getattr(dataset, "_recipe", None)
@@ -218,15 +235,28 @@ class DatasetFunction:
             if id(dataset) not in built:
                 if recipe[0] == "input":
                     built[id(dataset)] = components[recipe[1]]
-                else:
-                    cls, template = recipe
-                    args, kwargs = _filled(template, lambda ref: values[ref.index],
-                                           lambda ref: rebuild(ref.dataset))
+                    return built[id(dataset)]
+                cls, template, captured = recipe
+                args, kwargs = _filled(template, lambda ref: values[ref.index],
+                                       lambda ref: rebuild(ref.dataset))
+                # a function capturing the element's tensors is traced again with their
+                # values (its trace holds the placeholders it was traced with)
+                with reusing_traces({} if captured else self._traces):
                     built[id(dataset)] = cls(*args, **kwargs)
             return built[id(dataset)]
 
-        with reusing_traces(self._traces):
+        with _foreign_captures(lambda t: by_symbol.get(id(t))):
             return rebuild(self._result)
+
+
+@contextlib.contextmanager
+def _foreign_captures(hook):
+    ctx = context()
+    previous, ctx.foreign_capture = ctx.foreign_capture, hook
+    try:
+        yield
+    finally:
+        ctx.foreign_capture = previous
 
 
 def as_dataset(value, what):

@@ -73,11 +73,20 @@ def test_a_dataset_subclass_built_in_new_is_made_once():
     assert len(made) == 1
 
 
+def test_a_map_reading_the_element_is_traced_per_element_the_function_once():
+    outer, outer_calls = _counting(lambda x: tf.data.Dataset.range(x).map(lambda y: y * 10 + x))
+    ds = tf.data.Dataset.range(1, 4).interleave(outer, cycle_length=1)
+    for _ in range(2):
+        assert [int(v) for v in ds] == [1, 2, 12, 3, 13, 23]
+    assert len(outer_calls) == 1
+
+
 def test_a_function_the_trace_cannot_follow_runs_per_element():
-    # a map capturing the element's tensor: built per element from the element's value
-    ds = tf.data.Dataset.range(1, 4).interleave(
-        lambda x: tf.data.Dataset.range(x).map(lambda y: y * 10 + x), cycle_length=1)
-    assert [int(v) for v in ds] == [1, 2, 12, 3, 13, 23]
+    # the element read as a Python number: built per element from its value
+    fn, calls = _counting(lambda x: tf.data.Dataset.range(int(x.numpy())))
+    ds = tf.data.Dataset.range(1, 4).flat_map(fn)
+    assert [int(v) for v in ds] == [0, 0, 1, 0, 1, 2]
+    assert len(calls) == 2 + 3   # the failed trace, the placeholder probe, each element
 
 
 def test_a_function_returning_a_tensor_is_refused():

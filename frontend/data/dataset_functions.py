@@ -39,9 +39,9 @@ from ..function.function import Function, function
 from ..function.specs import TensorSpec
 from . import structure
 from .functions import (call_eagerly, call_user, collecting_traces, keep_trace,
-                        reused_trace, reusing_traces)
+                        reused_trace, reusing_traces, run_on_host)
 
-_STATE = threading.local()   # .recorder: the recording trace (None while paused)
+_STATE = threading.local()   # .recorder: the recording trace (None inside a construction)
 _OWN_PACKAGE = __name__.split(".")[0]
 
 
@@ -114,7 +114,7 @@ class _Recorder:
             return _TensorRef(self._positions[key]), True
         if hasattr(value, "_recipe"):
             return _DatasetRef(value), True
-        if isinstance(value, (tuple, list, dict)) and not isinstance(value, str):
+        if isinstance(value, (tuple, list, dict)):
             items = list(value.items()) if isinstance(value, dict) else list(enumerate(value))
             parts = [self.template(v) for _, v in items]
             if not any(d for _, d in parts):
@@ -218,13 +218,8 @@ class DatasetFunction:
     def __call__(self, components):
         if self.eager_fallback:
             return self._eager(components)
-        cf = self._concrete
-        program = cf.program
-        plan = program.fast_executable
-        if plan is None:
-            plan = program.fast_executable = program.executable(())
         tensors = [c for c, s in zip(components, self._flat_in) if isinstance(s, TensorSpec)]
-        values = [structure.host(v) for v in plan.run(tensors + cf.capture_values)]
+        values = [structure.host(v) for v in run_on_host(self._concrete, tensors)]
         built = {}
         by_symbol = {id(t): v for t, v in zip(self._symbolic, values)}
 

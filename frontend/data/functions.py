@@ -111,12 +111,17 @@ class TracedFunction:
         The graph executor's plan runs on the arrays themselves: the arguments fit the
         signature by construction, and an input pipeline is never recorded by a
         GradientTape (as TF's dataset ops are not)."""
-        cf = self._concrete
-        program = cf.program
-        plan = program.fast_executable
-        if plan is None:
-            plan = program.fast_executable = program.executable(())
-        return tuple(plan.run(list(components) + cf.capture_values))
+        return tuple(run_on_host(self._concrete, list(components)))
+
+
+def run_on_host(concrete, inputs):
+    """`concrete`'s graph run on the executor's plan with `inputs` (arrays that fit its
+    signature) and its captures; its results as arrays."""
+    program = concrete.program
+    plan = program.fast_executable
+    if plan is None:
+        plan = program.fast_executable = program.executable(())
+    return plan.run(inputs + concrete.capture_values)
 
 
 def call_eagerly(func, element_spec, components):

@@ -18,6 +18,7 @@ from ..function.specs import TensorSpec
 from . import structure
 from .context import INFINITE, UNKNOWN
 from .dataset import AUTOTUNE, TRANSFORMATIONS, Dataset
+from ..ops.array import gather
 from .dataset_functions import DatasetFunction
 from .functions import TracedFunction
 from .transforms import DEFAULT_PARALLELISM, Unary, as_int, ordered, positive_int, run_ahead
@@ -395,7 +396,8 @@ class GroupByWindow(Unary):
         if not (isinstance(ks, TensorSpec) and ks.dtype is D.int64 and ks.shape.rank == 0):
             raise ValueError(f"Invalid `key_func`. Expected `key_func` to return a scalar "
                              f"tf.int64 tensor, but instead `key_func` has output types={ks}")
-        self._size_fn = window_size_func
+        self._size_fn = None if window_size_func is None else TracedFunction(
+            window_size_func, TensorSpec([], D.int64), "window_size_func")
         self._size = None if window_size is None else positive_int(window_size, "window_size")
         self._reduce = DatasetFunction(
             reduce_func, (TensorSpec([], D.int64), structure.DatasetSpec(self.element_spec)),
@@ -405,7 +407,7 @@ class GroupByWindow(Unary):
     def _window_size(self, key):
         if self._size is not None:
             return self._size
-        return int(structure.host(self._size_fn(structure.host(np.int64(key)))).numpy())
+        return int(self._size_fn((np.array(key, np.int64),))[0])
 
     def _flush(self, key, rows, ctx):
         window = Materialized(self._input.element_spec, rows)
@@ -479,7 +481,7 @@ def bucket_by_sequence_length(dataset, element_length_func, bucket_boundaries,
     key_spec = TensorSpec([], D.int64)
     keyed.element_spec = (key_spec,) + (spec if isinstance(spec, tuple) else (spec,))
     return GroupByWindow(keyed, key_func, reduce_func, None,
-                         lambda key: np.int64(sizes[int(key.numpy())]))
+                         lambda key: gather(np.array(sizes, np.int64), key))
 
 
 TRANSFORMATIONS.update(

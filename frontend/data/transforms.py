@@ -552,7 +552,9 @@ def run_ahead(source, size):
         while True:
             with space:
                 while len(ready) >= size and not stopped[0]:
-                    space.wait()
+                    # bounded: the consumer's notify is skipped when this thread holds the
+                    # lock between its check and its wait, and would be lost
+                    space.wait(0.05)
             if stopped[0]:
                 return
             with source_lock:

@@ -1,24 +1,27 @@
 """The transformations over several datasets (`zip`, `concatenate`, `choose_from_datasets`,
 `sample_from_datasets`) and over datasets of datasets (`interleave`/`flat_map`, `window`,
-`group_by_window`, `bucket_by_sequence_length`). A function that returns a dataset runs
-eagerly per input element (README's "Differences from TF")."""
+`group_by_window`, `bucket_by_sequence_length`). A function that returns a dataset is
+traced once (dataset_functions.py)."""
 from __future__ import annotations
 
 import collections
+import queue
+import threading
 
 import numpy as np
 
 from ...ir import dtypes as D
 from ...ir import errors
 from ...ir.shapes import TensorShape
-from ..function import func_graph
 from .. import nest
 from ..function.specs import TensorSpec
 from . import structure
 from .context import INFINITE, UNKNOWN
 from .dataset import AUTOTUNE, TRANSFORMATIONS, Dataset
-from .functions import TracedFunction, call_eagerly
-from .transforms import DEFAULT_PARALLELISM, Unary, as_int, positive_int, run_ahead
+from ..ops.array import gather
+from .dataset_functions import DatasetFunction
+from .functions import TracedFunction
+from .transforms import DEFAULT_PARALLELISM, Unary, as_int, ordered, positive_int, run_ahead
 
 
 # --- several inputs -------------------------------------------------------------------------------
@@ -192,13 +195,6 @@ def sample_from_datasets(datasets, weights, seed, stop_on_empty_dataset, rerando
 
 
 # --- datasets of datasets -------------------------------------------------------------------
-def _as_dataset(value, what):
-    if not isinstance(value, Dataset):
-        raise TypeError(f"The `map_func` argument of `{what}` must return a `Dataset` object. "
-                        f"Got {type(value)!r}")
-    return value
-
-
 def _default_cycle(num_parallel_calls):
     """TF's cycle length when none is given: one per core; a parallel interleave's is
     `num_parallel_calls` (at most the cores) or, autotuned, a third of the cores (each
@@ -215,9 +211,9 @@ class Interleave(Unary):
     turn; an exhausted one's slot takes the next input element when the cycle returns."""
 
     def __init__(self, input_dataset, map_func, cycle_length, block_length,
-                 num_parallel_calls=None):
+                 num_parallel_calls=None, deterministic=None):
         super().__init__(input_dataset)
-        self._func = map_func
+        self._deterministic = deterministic
         n = AUTOTUNE if cycle_length is None else as_int(cycle_length, "cycle_length")
         calls = None if num_parallel_calls is None else \
             as_int(num_parallel_calls, "num_parallel_calls")
@@ -233,25 +229,73 @@ class Interleave(Unary):
                             f"to `cycle_length`. However, `num_parallel_calls` is {calls} and "
                             f"`cycle_length` is {n}")
         # parallel: each open inner dataset is produced ahead by a thread of its own; the
-        # output order stays the deterministic cycle's
+        # output order is the deterministic cycle's, or the order elements arrive in
         self._ahead = None if calls is None else 2 * self._block
-        self.element_spec = self._probe_spec()
+        self._fn = DatasetFunction(map_func, input_dataset.element_spec, "interleave")
+        self.element_spec = self._fn.output_spec
 
-    def _probe_spec(self):
-        """The inner datasets' spec: the function run once on a placeholder element."""
-        zeros = structure.zeros(structure.flat_specs(self._input.element_spec))
-        with func_graph.init_scope():
-            return _as_dataset(call_eagerly(self._func, self._input.element_spec, zeros),
-                               "interleave").element_spec
+    def _inner(self, components):
+        return self._fn(components)
 
     def _open(self, components, ctx):
-        ds = _as_dataset(call_eagerly(self._func, self._input.element_spec, components),
-                         "interleave")
-        if self._ahead:
-            return run_ahead(ds._components(ctx), self._ahead)
-        return ds._components(ctx)
+        inner = self._inner(components)._components(ctx)
+        return run_ahead(inner, self._ahead) if self._ahead else inner
 
     def _components(self, ctx):
+        if self._ahead and not ordered(self._deterministic, ctx):
+            return self._as_completed(ctx)
+        return self._cycled(ctx)
+
+    def _as_completed(self, ctx):
+        """Parallel and not deterministic: `cycle_length` inner datasets open at once, each
+        produced by a thread of its own (up to `2 * block_length` elements ahead), their
+        elements yielded in the order they arrive; a finished one's place goes to the next
+        input element."""
+        source = self._input._components(ctx)
+        arrived = queue.Queue()   # (inner's room, 0: element / 1: end / 2: error, value)
+        stopped = threading.Event()
+        rooms = set()
+
+        def produce(inner, room):
+            try:
+                for c in inner:
+                    room.acquire()
+                    if stopped.is_set():
+                        return
+                    arrived.put((room, 0, c))
+                arrived.put((room, 1, None))
+            except BaseException as e:  # handed to the consumer, raised at its next()
+                arrived.put((room, 2, e))
+
+        def open_next():
+            c = next(source, None)
+            if c is None:
+                return False
+            room = threading.Semaphore(self._ahead)
+            rooms.add(room)
+            threading.Thread(target=produce, args=(self._inner(c)._components(ctx), room),
+                             daemon=True, name="flowjit-interleave").start()
+            return True
+
+        try:
+            while len(rooms) < self._cycle and open_next():
+                pass
+            while rooms:
+                room, kind, value = arrived.get()
+                if kind == 0:
+                    room.release()
+                    yield value
+                    continue
+                rooms.discard(room)
+                if kind == 2:
+                    raise value
+                open_next()
+        finally:
+            stopped.set()
+            for room in rooms:   # a producer waiting for room sees the stop
+                room.release()
+
+    def _cycled(self, ctx):
         source = self._input._components(ctx)
         slots = [None] * self._cycle
         index, block, open_, source_done = 0, 0, 0, False
@@ -352,24 +396,22 @@ class GroupByWindow(Unary):
         if not (isinstance(ks, TensorSpec) and ks.dtype is D.int64 and ks.shape.rank == 0):
             raise ValueError(f"Invalid `key_func`. Expected `key_func` to return a scalar "
                              f"tf.int64 tensor, but instead `key_func` has output types={ks}")
-        self._reduce = reduce_func
-        self._size_fn = window_size_func
+        self._size_fn = None if window_size_func is None else TracedFunction(
+            window_size_func, TensorSpec([], D.int64), "window_size_func")
         self._size = None if window_size is None else positive_int(window_size, "window_size")
-        empty = Materialized(self.element_spec, [])
-        with func_graph.init_scope():
-            probe = reduce_func(structure.host(np.int64(0)), empty)
-        self.element_spec = _as_dataset(probe, "group_by_window").element_spec
+        self._reduce = DatasetFunction(
+            reduce_func, (TensorSpec([], D.int64), structure.DatasetSpec(self.element_spec)),
+            "group_by_window")
+        self.element_spec = self._reduce.output_spec
 
     def _window_size(self, key):
         if self._size is not None:
             return self._size
-        return int(structure.host(self._size_fn(structure.host(np.int64(key)))).numpy())
+        return int(self._size_fn((np.array(key, np.int64),))[0])
 
     def _flush(self, key, rows, ctx):
-        ds = Materialized(self._input.element_spec, rows)
-        out = _as_dataset(self._reduce(structure.host(np.int64(key)), ds),
-                          "group_by_window")
-        yield from out._components(ctx)
+        window = Materialized(self._input.element_spec, rows)
+        yield from self._reduce((np.array(key, np.int64), window))._components(ctx)
 
     def _components(self, ctx):
         groups, sizes = {}, {}
@@ -439,7 +481,7 @@ def bucket_by_sequence_length(dataset, element_length_func, bucket_boundaries,
     key_spec = TensorSpec([], D.int64)
     keyed.element_spec = (key_spec,) + (spec if isinstance(spec, tuple) else (spec,))
     return GroupByWindow(keyed, key_func, reduce_func, None,
-                         lambda key: np.int64(sizes[int(key.numpy())]))
+                         lambda key: gather(np.array(sizes, np.int64), key))
 
 
 TRANSFORMATIONS.update(

@@ -14,6 +14,10 @@ UNKNOWN = -2
 
 
 class IteratorContext:
+    # whether parallel transformations keep the input order when their own `deterministic`
+    # argument is None: the pipeline's `tf.data.Options().deterministic` (True unless set)
+    deterministic = True
+
     def __init__(self, seed=None, index=0):
         self.seed = int(np.random.SeedSequence().entropy) if seed is None else int(seed)
         self.index = int(index)

@@ -21,6 +21,7 @@ from ..composite.sparse_tensor import SparseTensorSpec
 from ..function.specs import TensorSpec
 from . import composites, structure
 from .context import INFINITE, UNKNOWN
+from .dataset_functions import RecordedConstruction
 from .iterator import NumpyIterator, make_iterator, reduce_dataset, staged_for
 from .option_groups import GROUPS
 
@@ -37,8 +38,9 @@ tf_export("data.UNKNOWN_CARDINALITY", "data.experimental.UNKNOWN_CARDINALITY")(U
 
 @tf_export("data.Options")
 class Options:
-    """TF's `tf.data.Options`: recorded and merged; `deterministic` is honoured (flowjit's
-    parallel map is always ordered, which `deterministic=False` permits)."""
+    """TF's `tf.data.Options`: recorded and merged; `deterministic` is honoured (False lets
+    the parallel `map`, `interleave` and `batch` without their own `deterministic` argument
+    yield elements as they complete)."""
 
     _FIELDS = ("deterministic", "experimental_deterministic", "experimental_optimization",
                "experimental_distribute", "experimental_threading", "threading",
@@ -69,7 +71,7 @@ class Options:
 
 
 @tf_export("data.Dataset")
-class Dataset:
+class Dataset(metaclass=RecordedConstruction):
     """The base of every dataset; subclasses set `element_spec` and implement
     `_components(ctx)` and `_cardinality()`."""
 
@@ -141,14 +143,15 @@ class Dataset:
     # --- transformations (transforms.py, combine.py) -------------------------------------------
     def map(self, map_func, num_parallel_calls=None, deterministic=None, synchronous=None,
             use_unbounded_threadpool=False, name=None):
-        return TRANSFORMATIONS["Map"](self, map_func, num_parallel_calls)
+        return TRANSFORMATIONS["Map"](self, map_func, num_parallel_calls, deterministic)
 
     def filter(self, predicate, name=None):
         return TRANSFORMATIONS["Filter"](self, predicate)
 
     def batch(self, batch_size, drop_remainder=False, num_parallel_calls=None,
               deterministic=None, name=None):
-        return TRANSFORMATIONS["Batch"](self, batch_size, drop_remainder, num_parallel_calls)
+        return TRANSFORMATIONS["Batch"](self, batch_size, drop_remainder, num_parallel_calls,
+                                        deterministic)
 
     def padded_batch(self, batch_size, padded_shapes=None, padding_values=None,
                      drop_remainder=False, name=None):
@@ -193,7 +196,7 @@ class Dataset:
     def interleave(self, map_func, cycle_length=None, block_length=None,
                    num_parallel_calls=None, deterministic=None, name=None):
         return TRANSFORMATIONS["Interleave"](self, map_func, cycle_length, block_length,
-                                             num_parallel_calls)
+                                             num_parallel_calls, deterministic)
 
     def flat_map(self, map_func, name=None):
         return TRANSFORMATIONS["Interleave"](self, map_func, 1, 1)

@@ -10,6 +10,9 @@ RaggedTensor leaf enters as that composite (its spec in the signature) and runs 
 """
 from __future__ import annotations
 
+import contextlib
+import threading
+
 from .. import nest
 from ..autograph import converter
 from ..eager.dispatch import convert_to_tensor
@@ -18,7 +21,7 @@ from ..eager.tensor import Tensor
 from . import composites, structure
 
 
-def _call_user(func, element):
+def call_user(func, element):
     if isinstance(element, tuple) and not hasattr(element, "_fields"):
         return func(*element)
     return func(element)
@@ -35,12 +38,54 @@ def _as_output(value):
     return nest.rebuild(value, kind, [_as_output(c) for c in nest.children(value, kind)])
 
 
+# Traces shared with datasets rebuilt per element from a traced dataset function
+# (dataset_functions.py): `.collect` gathers the traces made while it is traced, `.reuse`
+# hands them to the rebuilt transformations, so each function is traced once.
+_SHARED = threading.local()
+
+
+@contextlib.contextmanager
+def _shared(field, traces):
+    previous = getattr(_SHARED, field, None)
+    setattr(_SHARED, field, traces)
+    try:
+        yield
+    finally:
+        setattr(_SHARED, field, previous)
+
+
+def collecting_traces(traces: dict):
+    return _shared("collect", traces)
+
+
+def reusing_traces(traces: dict):
+    return _shared("reuse", traces)
+
+
+def reused_trace(func, element_spec, what):
+    """(the key of a trace of `func` for `element_spec`, the trace made for it while the
+    dataset function being rebuilt was traced, or None)."""
+    key = (id(func), repr(element_spec), what)
+    return key, (getattr(_SHARED, "reuse", None) or {}).get(key)
+
+
+def keep_trace(key, traced):
+    """Keep a trace made while a dataset function is traced, for its rebuilt datasets."""
+    collected = getattr(_SHARED, "collect", None)
+    if collected is not None:
+        collected[key] = traced
+
+
 class TracedFunction:
     """`func` traced for elements of `element_spec`; `output_spec` is what it returns."""
 
     def __init__(self, func, element_spec, what="map"):
         if not callable(func):
             raise TypeError(f"`{what}` expects a callable, got {func!r}")
+        key, reused = reused_trace(func, element_spec, what)
+        if reused is not None:
+            self.__dict__.update(reused.__dict__)
+            return
         user = func if isinstance(func, Function) else (converter.convert(func) or func)
         self._in_spec = element_spec
         flat_in = structure.flat_specs(element_spec)
@@ -48,7 +93,7 @@ class TracedFunction:
 
         def traced(*flat):
             element = nest.pack_sequence_as(element_spec, list(flat))
-            result = _call_user(user, element)
+            result = call_user(user, element)
             # as TF, a returned list is a tuple at the top (the results of a
             # py_function/numpy_function, not one tensor to stack); nested lists are tensors
             out = _as_output(tuple(result) if isinstance(result, list) else result)
@@ -65,6 +110,7 @@ class TracedFunction:
         flat_out = structure.flat_specs(self.output_spec)
         self._in_specs = flat_in if composites.has_composites(flat_in) else None
         self._out_specs = flat_out if composites.has_composites(flat_out) else None
+        keep_trace(key, self)
 
     def __call__(self, components):
         """Run on one element's components; returns the result's components.
@@ -72,17 +118,23 @@ class TracedFunction:
         The graph executor's plan runs on the arrays themselves: the arguments fit the
         signature by construction, and an input pipeline is never recorded by a
         GradientTape (as TF's dataset ops are not)."""
-        cf = self._concrete
-        program = cf.program
-        plan = program.fast_executable
-        if plan is None:
-            plan = program.fast_executable = program.executable(())
         args = list(components) if self._in_specs is None else \
             composites.expand(self._in_specs, components)
-        outs = plan.run(args + cf.capture_values)
+        outs = run_on_host(self._concrete, args)
         return tuple(outs) if self._out_specs is None else \
             composites.collapse(self._out_specs, outs)
 
+
+def run_on_host(concrete, inputs):
+    """`concrete`'s graph run on the executor's plan with `inputs` (arrays that fit its
+    signature) and its captures; its results as arrays."""
+    program = concrete.program
+    plan = program.fast_executable
+    if plan is None:
+        plan = program.fast_executable = program.executable(())
+    return plan.run(inputs + concrete.capture_values)
+
+
 def call_eagerly(func, element_spec, components):
-    """`func` on one element as eager Tensors (the functions that return datasets)."""
-    return _call_user(func, structure.to_tensors(element_spec, components))
+    """`func` on one element as eager Tensors (a dataset function the trace cannot follow)."""
+    return call_user(func, structure.to_tensors(element_spec, components))

@@ -45,6 +45,11 @@ class _HostIterator:
             index = next(_iterator_counter(dataset))
         self.dataset = dataset
         self.ctx = IteratorContext(seed, index)
+        options = dataset.options()
+        for flag in (options.deterministic, options.experimental_deterministic):
+            if flag is not None:
+                self.ctx.deterministic = bool(flag)
+                break
         self.source = dataset._components(self.ctx)
         self.consumed = 0
         self.lock = threading.Lock()

@@ -62,11 +62,12 @@ class Unary(Dataset):
 
 # --- element-wise ---------------------------------------------------------------------------
 class Map(Unary):
-    def __init__(self, input_dataset, func, num_parallel_calls):
+    def __init__(self, input_dataset, func, num_parallel_calls, deterministic=None):
         super().__init__(input_dataset)
         self._fn = TracedFunction(func, input_dataset.element_spec, "map")
         self.element_spec = self._fn.output_spec
         self._parallel = parallelism(num_parallel_calls)
+        self._deterministic = deterministic
 
     def _components(self, ctx):
         fn = self._fn
@@ -74,21 +75,48 @@ class Map(Unary):
             for c in self._input._components(ctx):
                 yield fn(c)
             return
-        # Ordered parallel map: up to `parallel` elements in flight on a thread pool (NumPy
-        # kernels release the GIL), results in input order (deterministic).
-        pool = concurrent.futures.ThreadPoolExecutor(self._parallel)
-        pending = collections.deque()
-        try:
-            for c in self._input._components(ctx):
-                pending.append(pool.submit(fn, c))
-                if len(pending) >= 2 * self._parallel:
-                    yield pending.popleft().result()
-            while pending:
-                yield pending.popleft().result()
-        finally:
-            for f in pending:
-                f.cancel()
-            pool.shutdown(wait=False)
+        # NumPy kernels release the GIL, so elements mapped on threads overlap
+        yield from parallel_apply(fn, self._input._components(ctx), self._parallel,
+                                  ordered(self._deterministic, ctx))
+
+
+def ordered(deterministic, ctx) -> bool:
+    """Whether a parallel transformation keeps the input order: its own `deterministic`
+    argument when given, else the pipeline's options (TF: the argument wins)."""
+    return ctx.deterministic if deterministic is None else bool(deterministic)
+
+
+def parallel_apply(fn, items, parallel, in_order):
+    """`fn` of each of `items` on `parallel` threads, up to twice that many in flight; the
+    results in the items' order, or (not `in_order`) as they complete, so a slow item does
+    not hold back the faster ones after it."""
+    pool = concurrent.futures.ThreadPoolExecutor(parallel)
+    pending = collections.deque()
+    try:
+        for item in items:
+            pending.append(pool.submit(fn, item))
+            while len(pending) >= 2 * parallel:
+                yield from _collect(pending, in_order)
+        while pending:
+            yield from _collect(pending, in_order)
+    finally:
+        for f in pending:
+            f.cancel()
+        pool.shutdown(wait=False)
+
+
+def _collect(pending, in_order):
+    """Results taken out of `pending` (a deque of futures): the oldest one, waiting for it;
+    or every one done once at least one is (in submission order among them)."""
+    if in_order:
+        yield pending.popleft().result()
+        return
+    concurrent.futures.wait(pending, return_when=concurrent.futures.FIRST_COMPLETED)
+    done = [f for f in pending if f.done()]
+    for f in done:
+        pending.remove(f)
+    for f in done:
+        yield f.result()
 
 
 def _predicate(func, spec, what):
@@ -280,11 +308,13 @@ class Skip(Unary):
 
 # --- batching -----------------------------------------------------------------------------------
 class Batch(Unary):
-    def __init__(self, input_dataset, batch_size, drop_remainder, num_parallel_calls=None):
+    def __init__(self, input_dataset, batch_size, drop_remainder, num_parallel_calls=None,
+                 deterministic=None):
         super().__init__(input_dataset)
         self._size = positive_int(batch_size, "Batch size")
         self._drop = bool(drop_remainder)
         self._parallel = parallelism(num_parallel_calls)
+        self._deterministic = deterministic
         self.element_spec = structure.batched(self.element_spec,
                                               self._size if self._drop else None)
         self._rules = [(s, composites.rule(s))
@@ -295,30 +325,37 @@ class Batch(Unary):
 
     def _components(self, ctx):
         indexed = self._input._indexed(ctx) if self._gathers else None
-        batches = self._batches(ctx) if indexed is None else self._gathered(*indexed)
-        if self._parallel:
+        if indexed is None:
+            groups, assemble = self._row_groups(ctx), self._batch
+        else:
+            groups, assemble = self._index_chunks(indexed[0]), indexed[1]
+        if not self._parallel:
+            return map(assemble, groups)
+        if ordered(self._deterministic, ctx):
             # batches assembled by a thread, up to `parallel` ahead, in order
-            return run_ahead(batches, self._parallel)
-        return batches
+            return run_ahead(map(assemble, groups), self._parallel)
+        return parallel_apply(assemble, groups, self._parallel, False)
 
     _gathers = True   # whole batches may be gathered from an indexed input
 
-    def _gathered(self, indices, gather):
+    def _index_chunks(self, indices):
+        """The element indices of each batch (`gather` turns them into the batch)."""
         while True:
             chunk = list(itertools.islice(indices, self._size))
             if not chunk or (self._drop and len(chunk) < self._size):
                 return
-            yield gather(np.array(chunk, np.int64))
+            yield np.array(chunk, np.int64)
 
-    def _batches(self, ctx):
+    def _row_groups(self, ctx):
+        """The input elements of each batch, as lists of components."""
         rows = []
         for c in self._input._components(ctx):
             rows.append(c)
             if len(rows) == self._size:
-                yield self._batch(rows)
+                yield rows
                 rows = []
         if rows and not self._drop:
-            yield self._batch(rows)
+            yield rows
 
     def _cardinality(self):
         n = self._input._cardinality()
@@ -527,7 +564,9 @@ def run_ahead(source, size):
         while True:
             with space:
                 while len(ready) >= size and not stopped[0]:
-                    space.wait()
+                    # bounded: the consumer's notify is skipped when this thread holds the
+                    # lock between its check and its wait, and would be lost
+                    space.wait(0.05)
             if stopped[0]:
                 return
             with source_lock:

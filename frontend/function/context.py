@@ -36,6 +36,10 @@ class Context(threading.local):
         # Set while a GradientTape records (gradients/tape.py).
         self.tape_hook = None         # (opdef, inputs, attrs, out)
         self.watch_hook = None        # (variable, read tensor)
+        # Set while a dataset function is traced or its datasets rebuilt (data/
+        # dataset_functions.py): a function traced there may read a tensor of that other
+        # trace; this gives its value (a placeholder, then each element's), else None.
+        self.foreign_capture = None   # (symbolic tensor of another graph) -> eager tensor
 
 
 _CONTEXT = Context()

@@ -169,9 +169,13 @@ class FuncGraph(Graph):
             if t._graph is self:
                 return t
             if not self._is_ancestor(t._graph):
-                raise errors.InvalidArgumentError(
-                    None, None, f"{t.name} belongs to another traced function and cannot be "
-                    f"used here (did a tensor leak out of a tf.function?)")
+                hook = context().foreign_capture
+                substitute = hook(t) if hook is not None else None
+                if substitute is None:
+                    raise errors.InvalidArgumentError(
+                        None, None, f"{t.name} belongs to another traced function and cannot "
+                        f"be used here (did a tensor leak out of a tf.function?)")
+                t = substitute
         key = id(t)
         hit = self.captures.get(key)
         if hit is not None:

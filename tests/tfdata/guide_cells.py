@@ -6,8 +6,9 @@ Each cell is `cell(tf, folder)` returning what the guide prints, as JSON (`as_js
 tests/data/tfdata_guide.json; `test_guide_cells.py` runs them under flowjit and compares.
 Cells that download a file get a small file written to `folder` with the same API calls;
 where TF's order is random (unseeded shuffles, sampling), a cell returns what does not
-depend on the order (sorted values, sums, checks of the property the guide shows). Cells
-that only plot, or need Keras models, image codecs or TFRecord protos, are left out.
+depend on the order (sorted values, sums, checks of the property the guide shows). guide_audit.py
+lists every code cell of both guides with the cell here that runs it, or why none does
+(plots, image codecs, downloads, cells of TFRecord and composite elements tested elsewhere).
 """
 import collections
 import itertools
@@ -621,9 +622,7 @@ def perf_timelined(tf, folder):
                  .prefetch(tf.data.AUTOTUNE)
                  .unbatch())
     opt_out = _timelined_benchmark(tf, optimized)
-    # TF traces the functions that return datasets once, so its instances share one index
-    # (flowjit runs them per element: README's "Differences from TF"); the samples and
-    # steps are the same
+    # the samples and steps (perf_timelined_guide compares the instance and epoch indices)
     return [_spec(naive), _spec(optimized)] + [
         [sorted(out["values"].numpy()[:, 2].tolist()),
          sorted(s.decode() for s in out["steps"].numpy().reshape(-1))]
@@ -725,3 +724,188 @@ def ragged_dataset_map(tf, folder):
             'length_ranges': tf.ragged.range(features['lengths'])}
     transformed_dataset = dataset.map(transform_lengths)
     return [_spec(transformed_dataset), _dictionary_dataset(transformed_dataset)]
+
+
+# --- the guides' cells the first rounds left out, and the current guides' variants ----------------
+@cell
+def generator_images(tf, folder):
+    """The ImageDataGenerator cells' dataset: a generator of (32 images, 32 one-hot labels)
+    batches standing in for `flow_from_directory` (which decodes JPEGs)."""
+    def flow():
+        rng = np.random.default_rng(4)
+        for _ in range(3):
+            yield (rng.random((32, 256, 256, 3), np.float32),
+                   np.eye(5, dtype=np.float32)[rng.integers(0, 5, 32)])
+
+    ds = tf.data.Dataset.from_generator(
+        flow, output_types=(tf.float32, tf.float32),
+        output_shapes=([32, 256, 256, 3], [32, 5]))
+    out = [_spec(ds)]
+    for images, label in ds.take(1):
+        out += [list(images.shape), list(label.shape), float(tf.reduce_sum(label))]
+    return out
+
+
+@cell
+def time_series_zip(tf, folder):
+    """The guide's current overlap of features and labels (label_length = 3)."""
+    range_ds = tf.data.Dataset.range(100000)
+    feature_length = 10
+    label_length = 3
+    features = range_ds.batch(feature_length, drop_remainder=True)
+    labels = range_ds.batch(feature_length).skip(1).map(lambda labels: labels[:label_length])
+    predicted_steps = tf.data.Dataset.zip((features, labels))
+    return [_spec(predicted_steps)] + [as_json(x) for x in predicted_steps.take(5)]
+
+
+@cell
+def resample_csv(tf, folder):
+    """The credit card file read as the guide reads it: 30 float columns and an int label
+    with `column_defaults`. 2048 rows are two batches of 1024 per (shuffled) epoch, so the
+    class counts of ten batches do not depend on the order."""
+    rng = np.random.default_rng(6)
+    path = os.path.join(folder, "creditcard.csv")
+    names = ["Time"] + [f"V{i}" for i in range(1, 29)] + ["Amount", "Class"]
+    with open(path, "w") as f:
+        f.write(",".join(f'"{n}"' for n in names) + "\n")
+        for i in range(2048):
+            values = rng.normal(size=30).round(4)
+            f.write(",".join(map(str, values)) + f",{int(i % 16 == 0)}\n")
+    creditcard_ds = tf.data.experimental.make_csv_dataset(
+        path, batch_size=1024, label_name="Class",
+        column_defaults=[float()] * 30 + [int()])
+
+    def count(counts, batch):
+        features, labels = batch
+        class_1 = tf.cast(labels == 1, tf.int32)
+        class_0 = tf.cast(labels == 0, tf.int32)
+        counts['class_0'] += tf.reduce_sum(class_0)
+        counts['class_1'] += tf.reduce_sum(class_1)
+        return counts
+
+    counts = creditcard_ds.take(10).reduce(initial_state={'class_0': 0, 'class_1': 0},
+                                           reduce_func=count)
+    counts = np.array([counts['class_0'].numpy(), counts['class_1'].numpy()]).astype(
+        np.float32)
+    features, labels = next(iter(creditcard_ds))
+    return [_spec(creditcard_ds), as_json(counts / counts.sum()), sorted(features),
+            features["V1"].dtype.name, labels.dtype.name]
+
+
+@cell
+def perf_timelined_guide(tf, folder):
+    """The guide's current pipelines comparison: a naive flat_map -> map -> batch -> unbatch
+    and the optimized interleave -> batch -> map -> cache -> map -> prefetch -> unbatch, on
+    fewer samples and epochs and without the sleeps; the sorted samples and steps (the
+    order and timings are the threads')."""
+    TimeMeasuredDataset = _time_measured_dataset(tf)
+    items = 6
+
+    def dataset_generator_fun(*args):
+        return TimeMeasuredDataset(num_samples=items)
+
+    @_map_decorator_of(tf)
+    def naive_map(steps, times, values):
+        map_enter = time.perf_counter()
+        map_elapsed = time.perf_counter() - map_enter
+        return (tf.concat((steps, [["Map"]]), axis=0),
+                tf.concat((times, [[map_enter, map_elapsed]]), axis=0),
+                tf.concat((values, [values[-1]]), axis=0))
+
+    naive = (tf.data.Dataset.range(2).flat_map(dataset_generator_fun).map(naive_map)
+             .batch(items, drop_remainder=True).unbatch())
+
+    def batched_map(label):
+        @_map_decorator_of(tf)
+        def mapped(steps, times, values):
+            map_enter = time.perf_counter()
+            map_elapsed = time.perf_counter() - map_enter
+            return (
+                tf.concat((steps, tf.tile([[[label]]], [steps.shape[0], 1, 1])), axis=1),
+                tf.concat((times, tf.tile([[[map_enter, map_elapsed]]],
+                                          [times.shape[0], 1, 1])), axis=1),
+                tf.concat((values, tf.tile([[values[:][-1][0]]], [values.shape[0], 1, 1])),
+                          axis=1))
+        return mapped
+
+    optimized = (tf.data.Dataset.range(2)
+                 .interleave(dataset_generator_fun, num_parallel_calls=tf.data.AUTOTUNE)
+                 .batch(items, drop_remainder=True)
+                 .map(batched_map("1st map"), num_parallel_calls=tf.data.AUTOTUNE)
+                 .cache()
+                 .map(batched_map("2nd map"), num_parallel_calls=tf.data.AUTOTUNE)
+                 .prefetch(tf.data.AUTOTUNE)
+                 .unbatch())
+    out = [_spec(naive), _spec(optimized)]
+    for dataset in (naive, optimized):
+        timeline = _timelined_benchmark(tf, dataset, 3)
+        out.append([sorted(map(tuple, timeline["values"].numpy().tolist())),
+                    sorted(s.decode() for s in timeline["steps"].numpy().reshape(-1))])
+    return out
+
+
+def _map_decorator_of(tf):
+    def decorator(func):
+        return _map_decorator(tf, func)
+    return decorator
+
+
+# --- data.ipynb: Using tf.data with tf.keras ------------------------------------------------------
+# TOLERANCES: cells whose floats come from training, compared to this relative tolerance
+# (float32 sums in another order); every other cell is compared exactly.
+TOLERANCES = {}
+
+
+def _fashion_mnist_like():
+    """fashion_mnist's training arrays in miniature: 28x28 uint8 images scaled by 1/255, int32
+    labels in 0..9 that depend on the images (so training has something to learn)."""
+    rng = np.random.default_rng(11)
+    images = rng.integers(0, 256, size=(400, 28, 28)).astype(np.uint8)
+    projection = rng.normal(size=(28 * 28, 10))
+    labels = np.argmax(images.reshape(400, -1) @ projection, axis=1).astype(np.uint8)
+    return images / 255.0, labels.astype(np.int32)
+
+
+def _keras_model(tf):
+    """The guide's model, built and given the same seeded weights in every framework."""
+    model = tf.keras.Sequential([tf.keras.layers.Flatten(), tf.keras.layers.Dense(10)])
+    model.build((None, 28, 28))
+    rng = np.random.default_rng(12)
+    model.set_weights([rng.uniform(-0.05, 0.05, size=w.shape).astype(np.float32)
+                       for w in model.get_weights()])
+    return model
+
+
+def _history(history):
+    return {k: [float(v) for v in vs] for k, vs in sorted(history.history.items())}
+
+
+@cell
+def keras_fit_evaluate_predict(tf, folder):
+    """The guide's fit/evaluate/predict on a dataset. The guide shuffles with shuffle(5000),
+    whose order is TF's own and training depends on it, so here the batches come in order;
+    the model starts from seeded weights (`_keras_model`)."""
+    images, labels = _fashion_mnist_like()
+    fmnist_train_ds = tf.data.Dataset.from_tensor_slices((images, labels))
+    fmnist_train_ds = fmnist_train_ds.batch(32)
+    model = _keras_model(tf)
+    model.compile(optimizer='adam',
+                  loss=tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True),
+                  metrics=['accuracy'])
+    out = {"spec": _spec(fmnist_train_ds)}
+    out["fit"] = _history(model.fit(fmnist_train_ds, epochs=2, verbose=0))
+    out["fit_repeat"] = _history(model.fit(fmnist_train_ds.repeat(), epochs=2,
+                                           steps_per_epoch=20, verbose=0))
+    loss, accuracy = model.evaluate(fmnist_train_ds, verbose=0)
+    out["evaluate"] = [float(loss), float(accuracy)]
+    loss, accuracy = model.evaluate(fmnist_train_ds.repeat(), steps=10, verbose=0)
+    out["evaluate_steps"] = [float(loss), float(accuracy)]
+    predict_ds = tf.data.Dataset.from_tensor_slices(images).batch(32)
+    result = model.predict(predict_ds, steps=10, verbose=0)
+    out["predict"] = [list(result.shape), result[::37].tolist()]
+    result = model.predict(fmnist_train_ds, steps=10, verbose=0)
+    out["predict_with_labels"] = [list(result.shape), result[::53].tolist()]
+    return out
+
+
+TOLERANCES["keras_fit_evaluate_predict"] = 1e-4

@@ -48,10 +48,11 @@ def _read_exactly(f, size: int, offset: int) -> bytes:
     parts, left = [], size
     while left:
         part = f.read(min(left, _CHUNK))
-        if not part:
-            raise errors.DataLossError(
-                None, None,
-                f"truncated record at {offset}' failed with Read less bytes than requested")
+        if not part:   # TF's text names how its stream ended
+            how = "EOF reached" if isinstance(f, _Inflated) else \
+                "Read less bytes than requested"
+            raise errors.DataLossError(None, None,
+                                       f"truncated record at {offset}' failed with {how}")
         parts.append(part)
         left -= len(part)
     return b"".join(parts)
@@ -80,16 +81,24 @@ def read_records(f):
 
 class _Inflated:
     """A read-only stream of a zlib/gzip stream's bytes, inflated as they are read (with
-    `max_length`, so a small compressed file cannot expand into one large allocation)."""
+    `max_length`, so a small compressed file cannot expand into one large allocation). A
+    stream cut short ends there; another gzip member may follow one that ended."""
 
     def __init__(self, f, wbits: int):
-        self._f, self._inflate, self._pending = f, zlib.decompressobj(wbits), b""
+        self._f, self._wbits = f, wbits
+        self._inflate = zlib.decompressobj(wbits)
 
     def read(self, size: int) -> bytes:
-        out = bytearray(self._pending[:size])
-        self._pending = self._pending[size:]
+        out = bytearray()
         while len(out) < size:
-            src = self._inflate.unconsumed_tail or self._f.read(_CHUNK)
+            if self._inflate.eof:
+                rest = self._inflate.unused_data or self._f.read(_CHUNK)
+                if not rest:
+                    break
+                self._inflate = zlib.decompressobj(self._wbits)
+                src = rest
+            else:
+                src = self._inflate.unconsumed_tail or self._f.read(_CHUNK)
             if not src:
                 break
             try:

@@ -20,7 +20,7 @@ RAW_DTYPES = (D.float16, D.float32, D.float64, D.int8, D.int16, D.int32, D.int64
               D.uint16, D.uint32, D.uint64, D.complex64, D.complex128, D.bool_, D.bfloat16)
 
 
-def feature_outputs(features, batch: tuple, ragged_splits: bool) -> list:
+def feature_outputs(features, batch: tuple, ragged_splits: bool, sparse_rank=None) -> list:
     out = []
     for kind, _key, dtype, shape in features:
         if dtype not in FEATURE_DTYPES:
@@ -31,7 +31,7 @@ def feature_outputs(features, batch: tuple, ragged_splits: bool) -> list:
         elif kind == "sequence":
             out.append(TT(dtype, batch + (None,) + tuple(shape)))
         elif kind == "sparse":
-            rank = len(batch) + 1
+            rank = sparse_rank or len(batch) + 1
             out += [TT(D.int64, (None, rank)), TT(dtype, (None,)), TT(D.int64, (rank,))]
         else:
             out.append(TT(dtype, (None,)))
@@ -63,7 +63,7 @@ def _parse_sequence_example(types, attrs):
     a ragged list's row_splits over the steps)."""
     _serialized(types[0], "ParseSequenceExampleV2", scalar_only=True)
     return (feature_outputs(attrs["context"], (), False)
-            + feature_outputs(attrs["sequence"], (None,), True))
+            + feature_outputs(attrs["sequence"], (), True, sparse_rank=2))
 
 
 @op("serialize_tensor", ("tensor",), differentiable=False)

@@ -12,7 +12,7 @@ import base64
 import numpy as np
 
 from ...ir import dtypes as D
-from ...ir.errors import InvalidArgumentError
+from ...ir.errors import InvalidArgumentError, ResourceExhaustedError
 from .. import proto_wire as W
 from . import check_allocation, kernel
 
@@ -128,7 +128,7 @@ def _dense_value(found, key, dtype, shape, default, where):
             _fail(where.key(key) + f"Number of {_LIST_NAME[dtype]} values != expected.  Values "
                   f"size: {len(values)} but output shape: {_shape_text(shape)}")
         _fail(where.key(key) + "Can't parse serialized Example: " + (
-            "Parsing bytes_list failed." if dtype is D.string
+            "Parsing bytes_list failed." if dtype is D.string and len(values) > size
             else f"Some {_LIST_NAME[dtype]}_list slice was not parsed."))
     return _as_array(dtype, values).reshape(shape)
 
@@ -148,6 +148,9 @@ def _list_value(found, key, dtype, where, what="varlen"):
 
 def _sequence_rows(values, key, dtype, shape, where):
     stride = int(np.prod(shape, dtype=np.int64))
+    if (stride == 0 or len(values) % stride) and not where.batched:
+        _fail(f"Error while parsing feature with key {key}: number of elements should be "
+              f"divisible by {stride}, found {len(values)} instead")
     if stride == 0 or len(values) % stride:
         _fail(where.key(key) + f"Number of {_LIST_NAME[dtype]} values is not a multiple of "
               f"stride length. Saw {len(values)} values but output shape is: "
@@ -301,6 +304,10 @@ _FIXED = {5: ("<f4",), 6: ("<f8",)}
 _VARINT = (7, 10, 11, 16, 17)
 
 
+class _Unfit(ValueError):
+    """A well-formed TensorProto whose values do not make its tensor."""
+
+
 def _dim_size(dim: bytes) -> int:
     sizes = [W.signed64(v) for n, w, v in W.fields(dim) if n == 1 and w == W.VARINT]
     return sizes[-1] if sizes else 0
@@ -329,18 +336,21 @@ def _tensor_from(data: bytes):
                 typed.append(W.signed64(value))
     if dtype is None or any(d < 0 for d in dims):
         raise W.WireError("dtype or shape")
-    check_allocation("ParseTensor", dtype, dims)
+    shape_text = f"shape {dims} of {TF_NAMES[dtype]}"
+    try:
+        check_allocation("ParseTensor", dtype, dims)
+    except ResourceExhaustedError:
+        raise _Unfit(f"{shape_text} is too large") from None
     count = int(np.prod(dims, dtype=np.int64))
     np_dtype = object if dtype is D.string else dtype.np
     if content is not None and dtype is not D.string:
         if len(content) != count * dtype.size:
-            raise W.WireError("tensor_content size")
+            raise _Unfit(f"{len(content)} bytes of tensor_content for {shape_text}")
         return dtype, np.frombuffer(content, dtype.np.newbyteorder("<")).astype(
             dtype.np).reshape(dims)
     out = np.zeros(count, np_dtype) if dtype is not D.string else np.full(count, b"", object)
-    if typed:   # fewer values than elements: the last one repeats, as TF's FromProto
-        if len(typed) > count:
-            raise W.WireError("too many values")
+    if typed and count:   # as TF's FromProto: the last value repeats, extra ones are dropped
+        typed = typed[:count]
         out[:len(typed)] = typed
         out[len(typed):] = typed[-1]
     return dtype, out.reshape(dims)
@@ -351,6 +361,9 @@ def parse_tensor(serialized, out_type):
     data = np.asarray(serialized, object).item()
     try:
         dtype, value = _tensor_from(data)
+    except _Unfit as e:
+        raise InvalidArgumentError(None, "ParseTensor",
+                                   f"Cannot parse tensor from proto: {e}") from None
     except (W.WireError, TypeError, ValueError, OverflowError):
         raise InvalidArgumentError(None, "ParseTensor",
                                    f"Could not parse `serialized` as TensorProto, base64: "

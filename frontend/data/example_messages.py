@@ -206,8 +206,9 @@ class _Message:
 
     def __setattr__(self, name, value):
         f = self._field(name, "Protocol message {} has no field {}.")
-        raise AttributeError(f"Assignment not allowed to {'repeated ' if f.kind != 'message' else ''}"
-                             f"field \"{name}\" in protocol message object.")
+        kind = "field" if f.kind == "message" else "repeated field"
+        raise AttributeError(f"Assignment not allowed to {kind} \"{name}\" in protocol message "
+                             f"object.")
 
     def _set_child(self, f, child):
         if f.oneof:

@@ -43,8 +43,9 @@ def feature_outputs(features, batch: tuple, ragged_splits: bool, sparse_rank=Non
 def _serialized(t: TT, opname: str, scalar_only=False) -> tuple:
     check_string(t, 0, opname)
     if t.shape is not None and len(t.shape) > (0 if scalar_only else 1):
-        raise InferenceError(f"Expected serialized to be a scalar{'' if scalar_only else ' or vector'}"
-                             f", got shape: [{','.join(str(d) for d in t.shape)}]")
+        wanted = "a scalar" if scalar_only else "a scalar or vector"
+        raise InferenceError(f"Expected serialized to be {wanted}, got shape: "
+                             f"[{','.join(str(d) for d in t.shape)}]")
     return () if t.shape is None or len(t.shape) == 0 else (t.shape[0],)
 
 

@@ -23,7 +23,7 @@ from ...ir import errors
 from ..export import tf_export
 from ..function.specs import TensorSpec
 from . import structure
-from .dataset import Dataset
+from .dataset import AUTOTUNE, Dataset
 
 _HEADER = 12           # the length and its checksum
 _CHUNK = 1 << 20       # the most read at once: a corrupt length never becomes one allocation
@@ -266,4 +266,6 @@ def _files_dataset(files: Dataset, compression: str, parallel_reads):
         return TFRecordDataset(name, compression)
     if not parallel_reads:
         return files.flat_map(one_file)
+    if parallel_reads == AUTOTUNE:   # as TF: the runtime's cycle
+        return files.interleave(one_file, num_parallel_calls=AUTOTUNE)
     return files.interleave(one_file, cycle_length=parallel_reads, block_length=1)

@@ -153,3 +153,19 @@ def test_flowjit_bytes_round_trip_through_every_message():
     again = tf.train.SequenceExample.FromString(se.SerializeToString())
     assert again == se and str(again) == str(se)
     assert again.feature_lists.feature_list["s"].feature[0].bytes_list.value == [b"\x80"]
+
+
+def test_autotuned_parallel_reads_interleave_as_tf(tmp_path):
+    """AUTOTUNE reads as TF's reader: an autotuned parallel interleave of the files (whose
+    cycle depends on the cores, so it is compared with that interleave, not recorded)."""
+    names = []
+    for k in range(3):
+        names.append(str(tmp_path / f"{k}.tfrecord"))
+        with tf.io.TFRecordWriter(names[-1]) as w:
+            for j in range(3):
+                w.write(b"%d%d" % (k, j))
+    got = [r.numpy() for r in tf.data.TFRecordDataset(names, num_parallel_reads=-1)]
+    want = [r.numpy() for r in tf.data.Dataset.from_tensor_slices(names).interleave(
+        tf.data.TFRecordDataset, num_parallel_calls=tf.data.AUTOTUNE)]
+    assert got == want and sorted(got) == [b"%d%d" % (k, j) for k in range(3)
+                                             for j in range(3)]

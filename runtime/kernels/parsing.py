@@ -383,6 +383,7 @@ def decode_raw(input_bytes, out_type, little_endian, fixed_length):
     order = out_type.np.newbyteorder("<" if little_endian else ">")
     if fixed_length:
         width = fixed_length // size
+        check_allocation("DecodeRaw", out_type, (len(flat), width))
         rows = [np.frombuffer(s[:width * size].ljust(width * size, b"\0"), order) for s in flat]
     else:
         width = len(flat[0]) // size if flat else 0

@@ -133,6 +133,9 @@ def parse_example(serialized, features, example_names=None, name=None):
     dim first for each feature when `serialized` is a vector."""
     features = _check_features(features)
     serialized = convert_to_tensor(serialized, dtype=D.string)
+    if serialized.shape.rank is None:   # the outputs' structure depends on it
+        raise ValueError("parse_example: flowjit needs the rank of `serialized` (a scalar or "
+                         "a vector) while tracing; give the function's signature a shape")
     config, defaults, keys = _config(features)
     names = convert_to_tensor([] if example_names is None else example_names, dtype=D.string)
     flat = apply("parse_example", (serialized, names, *defaults), {"features": config})
@@ -147,7 +150,7 @@ def parse_single_example(serialized, features, example_names=None, name=None):
     serialized = convert_to_tensor(serialized, dtype=D.string)
     if serialized.shape.rank not in (None, 0):
         raise ValueError("Input serialized must be a scalar")
-    return parse_example(serialized, features, name=name)
+    return parse_example(reshape(serialized, []), features, name=name)
 
 
 @tf_export("io.parse_single_sequence_example")
@@ -162,6 +165,7 @@ def parse_single_sequence_example(serialized, context_features=None, sequence_fe
     serialized = convert_to_tensor(serialized, dtype=D.string)
     if serialized.shape.rank not in (None, 0):
         raise ValueError("Input serialized must be a scalar")
+    serialized = reshape(serialized, [])
     context, context_defaults, context_keys = _config(dict(context_features or {}))
     sequence, sequence_defaults, sequence_keys = _config(dict(sequence_features or {}),
                                                          in_sequence=True)

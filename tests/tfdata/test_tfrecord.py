@@ -169,3 +169,22 @@ def test_autotuned_parallel_reads_interleave_as_tf(tmp_path):
         tf.data.TFRecordDataset, num_parallel_calls=tf.data.AUTOTUNE)]
     assert got == want and sorted(got) == [b"%d%d" % (k, j) for k in range(3)
                                              for j in range(3)]
+
+
+def test_single_example_of_unknown_rank_in_a_function():
+    data = C.example(tf, a=[4, 5]).SerializeToString()
+    features = {"a": tf.io.RaggedFeature(tf.int64), "b": tf.io.FixedLenFeature([], tf.float32,
+                                                                           default_value=0.5)}
+
+    @tf.function(input_signature=[tf.TensorSpec(None, tf.string)])
+    def single(s):
+        parsed = tf.io.parse_single_example(s, features)
+        return parsed["a"], parsed["b"]
+    a, b = single(tf.constant(data))
+    assert a.numpy().tolist() == [4, 5] and b.numpy() == 0.5
+
+    @tf.function(input_signature=[tf.TensorSpec(None, tf.string)])
+    def batch(s):
+        return tf.io.parse_example(s, features)["b"]
+    with pytest.raises(ValueError, match="rank of `serialized`"):
+        batch(tf.constant([data]))

@@ -1201,7 +1201,7 @@ def _parsed(parsed):
 _FEATURES = {"ids": tf.io.VarLenFeature(tf.int64), "xy": tf.io.FixedLenFeature([2], tf.float32),
              "name": tf.io.FixedLenFeature([], tf.string)}
 add("parse_example", lambda s: _parsed(tf.io.parse_example(s, _FEATURES)), _examples(4),
-    **_NO_XLA)
+    static="rank", **_NO_XLA)
 add("parse_example", lambda s: _parsed(tf.io.parse_single_example(s, _FEATURES)),
     Arg(lambda rng: _examples(1)(rng).reshape(()), object), tag="single", **_NO_XLA)
 
@@ -1221,6 +1221,12 @@ add("parse_sequence_example", lambda s: tuple(
         s, {"n": tf.io.FixedLenFeature([], tf.int64)},
         {"t": tf.io.FixedLenSequenceFeature([2], tf.int64)}), ("n", "t"))),
     Arg(_sequence_example, object), **_NO_XLA)
+add("parse_sequence_example", lambda s: tuple(
+    d[k] for d, k in zip(tf.io.parse_sequence_example(
+        s, {"n": tf.io.FixedLenFeature([], tf.int64)},
+        {"t": tf.io.FixedLenSequenceFeature([2], tf.int64)}), ("n", "t", "t"))),
+    Arg(lambda rng: np.array([_sequence_example(rng).item() for _ in range(3)], object),
+        object), tag="batch", static="rank", **_NO_XLA)
 add("serialize_tensor", lambda x: tf.io.serialize_tensor(x), R((2, 3), F32), **_NO_XLA)
 add("parse_tensor", lambda x: tf.io.parse_tensor(x, tf.int64), Arg(
     lambda rng: np.array(tf.io.serialize_tensor(rand(rng, (3, 2), np.int64, -9, 9)).numpy(),

@@ -132,10 +132,7 @@ def parse_example(serialized, features, example_names=None, name=None):
     """Serialized `tf.train.Example`s (a vector, or a scalar) as a dict of tensors: a batch
     dim first for each feature when `serialized` is a vector."""
     features = _check_features(features)
-    serialized = convert_to_tensor(serialized, dtype=D.string)
-    if serialized.shape.rank is None:   # the outputs' structure depends on it
-        raise ValueError("parse_example: flowjit needs the rank of `serialized` (a scalar or "
-                         "a vector) while tracing; give the function's signature a shape")
+    serialized = _serialized_tensor(serialized, scalar=False)
     config, defaults, keys = _config(features)
     names = convert_to_tensor([] if example_names is None else example_names, dtype=D.string)
     flat = apply("parse_example", (serialized, names, *defaults), {"features": config})
@@ -147,10 +144,45 @@ def parse_example(serialized, features, example_names=None, name=None):
 @runs("parse_example")
 def parse_single_example(serialized, features, example_names=None, name=None):
     """One serialized `tf.train.Example` (a scalar) as a dict of tensors."""
+    return parse_example(_serialized_tensor(serialized, scalar=True), features, name=name)
+
+
+def _sequence_examples(serialized, context_features, sequence_features):
+    """(context, feature lists, their lengths) of SequenceExamples, a scalar or a vector."""
+    if not context_features and not sequence_features:
+        raise ValueError("Both context_features and sequence_features are None, but at least "
+                         "one should have values.")
+    context, context_defaults, context_keys = _config(dict(context_features or {}))
+    sequence, sequence_defaults, sequence_keys = _config(dict(sequence_features or {}),
+                                                         in_sequence=True)
+    batched = serialized.shape.rank != 0
+    if batched and any(kind == "ragged" for kind, *_ in sequence):
+        raise NotImplementedError("flowjit's parse_sequence_example reads ragged feature "
+                                  "lists of one SequenceExample only")
+    flat = apply("parse_sequence_example", (serialized, *context_defaults, *sequence_defaults),
+                 {"context": context, "sequence": sequence})
+    flat = list(flat) if isinstance(flat, (list, tuple)) else [flat]
+    n_context = sum(3 if k == "sparse" else 2 if k == "ragged" and batched else 1
+                    for k, *_ in context)
+    dense_lists = [key for (kind, *_), (key, _spec) in zip(sequence, sequence_keys)
+                   if kind == "sequence"]
+    n_lengths = len(dense_lists)
+    lengths = dict(zip(dense_lists, flat[len(flat) - n_lengths:]))
+    return (_assemble(context_keys, flat[:n_context], batched=batched),
+            _assemble(sequence_keys, flat[n_context:len(flat) - n_lengths], batched=True),
+            lengths)
+
+
+def _serialized_tensor(serialized, scalar: bool):
     serialized = convert_to_tensor(serialized, dtype=D.string)
-    if serialized.shape.rank not in (None, 0):
+    if scalar and serialized.shape.rank not in (None, 0):
         raise ValueError("Input serialized must be a scalar")
-    return parse_example(reshape(serialized, []), features, name=name)
+    if scalar:
+        return reshape(serialized, [])
+    if serialized.shape.rank is None:   # the outputs' structure depends on it
+        raise ValueError("flowjit needs the rank of `serialized` (a scalar or a vector) while "
+                         "tracing; give the function's signature a shape")
+    return serialized
 
 
 @tf_export("io.parse_single_sequence_example")
@@ -159,22 +191,19 @@ def parse_single_sequence_example(serialized, context_features=None, sequence_fe
                                   example_name=None, name=None):
     """One serialized `tf.train.SequenceExample`: (context features, feature lists) as
     dicts of tensors; a feature list has one row per step."""
-    if not context_features and not sequence_features:
-        raise ValueError("Both context_features and sequence_features are None, but at least "
-                         "one should have values.")
-    serialized = convert_to_tensor(serialized, dtype=D.string)
-    if serialized.shape.rank not in (None, 0):
-        raise ValueError("Input serialized must be a scalar")
-    serialized = reshape(serialized, [])
-    context, context_defaults, context_keys = _config(dict(context_features or {}))
-    sequence, sequence_defaults, sequence_keys = _config(dict(sequence_features or {}),
-                                                         in_sequence=True)
-    flat = apply("parse_sequence_example", (serialized, *context_defaults, *sequence_defaults),
-                 {"context": context, "sequence": sequence})
-    flat = list(flat) if isinstance(flat, (list, tuple)) else [flat]
-    n_context = sum(3 if k == "sparse" else 1 for k, *_ in context)
-    return (_assemble(context_keys, flat[:n_context], batched=False),
-            _assemble(sequence_keys, flat[n_context:], batched=True))
+    context, lists, _ = _sequence_examples(_serialized_tensor(serialized, scalar=True),
+                                           context_features, sequence_features)
+    return context, lists
+
+
+@tf_export("io.parse_sequence_example")
+def parse_sequence_example(serialized, context_features=None, sequence_features=None,
+                           example_names=None, name=None):
+    """Serialized `tf.train.SequenceExample`s (a vector, or a scalar): (context features,
+    feature lists padded to the longest example, the number of steps of each dense feature
+    list) as dicts of tensors."""
+    return _sequence_examples(_serialized_tensor(serialized, scalar=False), context_features,
+                              sequence_features)
 
 
 @tf_export("io.serialize_tensor")

@@ -60,11 +60,14 @@ def _parse_example(types, attrs):
 @op("parse_sequence_example", ("serialized", "dense_defaults*"),
     attrs=(("context", "any"), ("sequence", "any")), differentiable=False)
 def _parse_sequence_example(types, attrs):
-    """One SequenceExample: its context features, then its feature lists (one row per step;
-    a ragged list's row_splits over the steps)."""
-    _serialized(types[0], "ParseSequenceExampleV2", scalar_only=True)
-    return (feature_outputs(attrs["context"], (), False)
-            + feature_outputs(attrs["sequence"], (), True, sparse_rank=2))
+    """SequenceExamples (a scalar, or a vector: one row each): their context features, their
+    feature lists (one row per step; padded to the longest when batched; a ragged list's
+    row_splits over the steps), then the number of steps of each dense feature list."""
+    batch = _serialized(types[0], "ParseSequenceExampleV2")
+    sequence = attrs["sequence"]
+    return (feature_outputs(attrs["context"], batch, bool(batch))
+            + feature_outputs(sequence, batch, True, sparse_rank=len(batch) + 2)
+            + [TT(D.int64, batch) for kind, *_ in sequence if kind == "sequence"])
 
 
 @op("serialize_tensor", ("tensor",), differentiable=False)

@@ -232,7 +232,7 @@ def _results(out: list):
 
 
 # --- SequenceExample -------------------------------------------------------------------------
-def _feature_list(steps, key, kind, dtype, shape, pad):
+def _feature_list(steps, key, kind, dtype, shape):
     """One feature list's outputs: rows of its steps' values."""
     rows = []
     for t, (step_kind, values) in enumerate(steps):
@@ -255,9 +255,8 @@ def _feature_list(steps, key, kind, dtype, shape, pad):
     return [flat.reshape((len(rows),) + tuple(shape))]
 
 
-@kernel("parse_sequence_example")
-def parse_sequence_example(serialized, *dense_defaults, context, sequence):
-    data = np.asarray(serialized, object).item()
+def _sequence_example(data: bytes):
+    """The context's features and the feature lists' steps of a SequenceExample."""
     try:
         found = _features_of(_submessage(data, 1))
         lists = {k: [_feature(f) for n, w, f in W.fields(v) if n == 1 and w == W.BYTES]
@@ -265,21 +264,50 @@ def parse_sequence_example(serialized, *dense_defaults, context, sequence):
     except W.WireError:
         _fail(f"Could not parse example input, value: '{data.decode('utf-8', 'replace')}'",
               "ParseSequenceExampleV2")
-    n_context = sum(kind == "dense" for kind, *_ in context)
-    out = parse_features([found], context, dense_defaults[:n_context], False, [], True)
-    pads = iter(dense_defaults[n_context:])
+    return found, lists
+
+
+def _steps(lists, key, kind, pad):
+    steps = lists.get(key.encode())
+    if steps is None and kind == "sequence" and np.asarray(pad).size == 0:
+        _fail(f"Name: <unknown>, Feature list '{key}' is required but could not be found.  "
+              f"Did you mean to include it in feature_list_dense_missing_assumed_empty or "
+              f"feature_list_dense_defaults?", "ParseSequenceExampleV2")
+    return steps or []
+
+
+def _batched_list(per_example, kind, dtype, shape, pad):
+    """One feature list's outputs over a batch, from each example's own outputs."""
+    if kind == "sequence":
+        return [_padded([p[0] for p in per_example], dtype, shape, np.asarray(pad))]
+    indices = [np.concatenate([np.full((len(p[0]), 1), b, np.int64), p[0]], 1)
+               for b, p in enumerate(per_example)]
+    widths = [p[2] for p in per_example] or [np.zeros(2, np.int64)]
+    return [np.concatenate(indices) if indices else np.zeros((0, 3), np.int64),
+            np.concatenate([p[1] for p in per_example]) if per_example else
+            _as_array(dtype, []),
+            np.array([len(per_example), *np.max(widths, 0)], np.int64)]
+
+
+@kernel("parse_sequence_example")
+def parse_sequence_example(serialized, *dense_defaults, context, sequence):
+    serialized = np.asarray(serialized, object)
+    batched = serialized.ndim == 1
+    parsed = [_sequence_example(b) for b in serialized.reshape(-1)]
+    n_context = sum(kind in ("dense", "sequence") for kind, *_ in context)
+    out = parse_features([found for found, _ in parsed], context,
+                         dense_defaults[:n_context], batched, [], True)
+    pads, lengths = iter(dense_defaults[n_context:]), []
     for kind, key, dtype, shape in sequence:
-        pad = next(pads) if kind in ("dense", "sequence") else None
-        steps = lists.get(key.encode())
-        if steps is None:
-            if kind == "sequence" and np.asarray(pad).size == 0:
-                _fail(f"Name: <unknown>, Feature list '{key}' is required but could not be "
-                      f"found.  Did you mean to include it in "
-                      f"feature_list_dense_missing_assumed_empty or "
-                      f"feature_list_dense_defaults?", "ParseSequenceExampleV2")
-            steps = []
-        out.extend(_feature_list(steps, key, kind, dtype, shape, pad))
-    return _results(out)
+        pad = next(pads) if kind == "sequence" else None
+        per_example = [_feature_list(_steps(lists, key, kind, pad), key, kind, dtype, shape)
+                       for _, lists in parsed]
+        out.extend(_batched_list(per_example, kind, dtype, shape, pad) if batched
+                   else per_example[0])
+        if kind == "sequence":
+            counts = np.array([len(p[0]) for p in per_example], np.int64)
+            lengths.append(counts if batched else counts.reshape(()))
+    return _results(out + lengths)
 
 
 # --- TensorProto -----------------------------------------------------------------------------

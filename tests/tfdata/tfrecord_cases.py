@@ -376,6 +376,31 @@ def sequence_cases(tf):
     }
 
 
+def _short_sequence_bytes(tf):
+    f = lambda v: _feature(tf, v)  # noqa: E731
+    return tf.train.SequenceExample(
+        context=tf.train.Features(feature={"c": f([3, 4]), "d": f([b"q"])}),
+        feature_lists=tf.train.FeatureLists(feature_list={
+            "fl": tf.train.FeatureList(feature=[f([9.0, 8.0])]),
+            "v": tf.train.FeatureList(feature=[f([1, 2, 3])])})
+    ).SerializeToString(deterministic=True)
+
+
+def batched_sequence_cases(tf):
+    io = tf.io
+    fixed, var, seq = io.FixedLenFeature, io.VarLenFeature, io.FixedLenSequenceFeature
+    parse = io.parse_sequence_example
+    return {
+        "all": lambda s: parse(s, {"c": fixed([2], tf.int64, default_value=[0, -1]),
+                                   "d": var(tf.string)}, {
+            "fl": seq([2], tf.float32, allow_missing=True), "v": var(tf.int64),
+            "m": seq([], tf.int64, allow_missing=True)}),
+        "scalar": lambda s: parse(s[0], sequence_features={"fl": seq([2], tf.float32)}),
+        "missing_list": lambda s: parse(s, sequence_features={"fl": seq([2], tf.float32)}),
+        "list_shape": lambda s: parse(s, sequence_features={"v": seq([2], tf.int64)}),
+    }
+
+
 def run_parse_cases(tf, wrap):
     """Every parse case's answer; `wrap(fn)` is the function to call (eager, or traced)."""
     out = {}
@@ -384,6 +409,9 @@ def run_parse_cases(tf, wrap):
     data = _sequence_bytes(tf)
     for name, fn in sequence_cases(tf).items():
         out["sequence_" + name] = attempt(lambda: wrap(fn)(tf.constant(data, tf.string)))
+    batch = tf.constant([data, _short_sequence_bytes(tf), b""], tf.string)
+    for name, fn in batched_sequence_cases(tf).items():
+        out["sequence_batch_" + name] = attempt(lambda: wrap(fn)(batch))
     return out
 
 

@@ -110,12 +110,9 @@ def _assemble(keys, flat, batched):
         if isinstance(spec, VarLenFeature):
             out[key] = SparseTensor(next(it), next(it), next(it))
         elif isinstance(spec, RaggedFeature):
-            values = next(it)
-            if batched:
-                from .math import cast
-                splits = cast(next(it), D.as_dtype(spec.row_splits_dtype))
-                values = RaggedTensor.from_row_splits(values, splits, validate=False)
-            out[key] = values
+            values = next(it)   # (flowjit's RaggedTensor keeps int64 row splits)
+            out[key] = (RaggedTensor.from_row_splits(values, next(it), validate=False)
+                        if batched else values)
         else:
             out[key] = next(it)
     return out

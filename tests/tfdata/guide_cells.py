@@ -7,7 +7,7 @@ tests/data/tfdata_guide.json; `test_guide_cells.py` runs them under flowjit and 
 Cells that download a file get a small file written to `folder` with the same API calls;
 where TF's order is random (unseeded shuffles, sampling), a cell returns what does not
 depend on the order (sorted values, sums, checks of the property the guide shows). Cells
-that only plot, or need Keras models, image codecs or TFRecord protos, are left out.
+that only plot, or need Keras models or image codecs, are left out.
 """
 import collections
 import itertools

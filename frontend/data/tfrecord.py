@@ -269,3 +269,25 @@ def _files_dataset(files: Dataset, compression: str, parallel_reads):
     if parallel_reads == AUTOTUNE:   # as TF: the runtime's cycle
         return files.interleave(one_file, num_parallel_calls=AUTOTUNE)
     return files.interleave(one_file, cycle_length=parallel_reads, block_length=1)
+
+
+@tf_export("data.experimental.TFRecordWriter")
+class DatasetTFRecordWriter:
+    """TF's deprecated `tf.data.experimental.TFRecordWriter`: writes a dataset of scalar
+    strings to one TFRecord file."""
+
+    def __init__(self, filename, compression_type=None):
+        self._filename, self._compression = filename, compression_type
+
+    def write(self, dataset):
+        spec = dataset.element_spec
+        if not (isinstance(spec, TensorSpec) and spec.dtype is D.string
+                and spec.shape.rank == 0):
+            shapes = spec.shape if isinstance(spec, TensorSpec) else spec
+            types = str(spec.dtype) if isinstance(spec, TensorSpec) else spec
+            raise TypeError(f"Invalid `dataset`. Expected a`dataset` that produces scalar "
+                            f"`tf.string` elements, but got a dataset which produces elements "
+                            f"with shapes {shapes} and types {types}.")
+        with TFRecordWriter(self._filename, self._compression) as writer:
+            for record in dataset:
+                writer.write(record.numpy())

@@ -282,7 +282,18 @@ def records_api(tf, folder):
         "bad_option_string": attempt(
             lambda: tf.io.TFRecordOptions.get_compression_type_string("FOO")),
         "unknown_compression_reads_plain": _read(tf, path, compression_type="FOO"),
+        "dataset_writer": _write_dataset(tf, folder, ["a", "bc"], "GZIP"),
+        "dataset_writer_ints": attempt(lambda: _write_dataset(tf, folder, [1, 2])),
+        "dataset_writer_vectors": attempt(lambda: _write_dataset(tf, folder, [["a"]])),
     }
+
+
+def _write_dataset(tf, folder, values, compression=None):
+    """tf.data.experimental.TFRecordWriter's file, read back."""
+    path = os.path.join(folder, "dataset.tfrecord")
+    writer = tf.data.experimental.TFRecordWriter(path, compression)
+    writer.write(tf.data.Dataset.from_tensor_slices(values))
+    return _read(tf, path, compression_type=compression)
 
 
 # --- parsing ---------------------------------------------------------------------------------

@@ -11,6 +11,7 @@ table's, different in every process; ascending is what TF writes with `determini
 from __future__ import annotations
 
 import math
+import numbers
 
 import numpy as np
 
@@ -31,9 +32,16 @@ def _check_bytes(v):
     return v
 
 
+def _type_name(v) -> str:
+    kind = type(v)
+    return kind.__name__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__name__}"
+
+
 def _check_int64(v):
-    if isinstance(v, (float, np.floating)) or not hasattr(v, "__index__"):
-        raise TypeError(f"'{type(v).__name__}' object cannot be interpreted as an integer")
+    if isinstance(v, bool):
+        raise TypeError("Field tensorflow.Int64List.value: Expected an int, got a boolean.")
+    if isinstance(v, (float, np.floating, np.bool_)) or not hasattr(v, "__index__"):
+        raise TypeError(f"'{_type_name(v)}' object cannot be interpreted as an integer")
     v = int(v)
     if not _INT64[0] <= v <= _INT64[1]:
         raise ValueError(f"Value out of range: {v}")
@@ -41,9 +49,10 @@ def _check_int64(v):
 
 
 def _check_float(v):
-    if isinstance(v, (str, bytes)):
+    if not isinstance(v, (numbers.Real, np.number)) or isinstance(v, np.complexfloating):
         raise TypeError(f"must be real number, not {type(v).__name__}")
-    return float(np.float32(float(v)))
+    with np.errstate(over="ignore"):   # beyond float32's range is inf, as protobuf stores it
+        return float(np.float32(float(v)))
 
 
 class _Repeated(list):

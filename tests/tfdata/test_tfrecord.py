@@ -188,3 +188,18 @@ def test_single_example_of_unknown_rank_in_a_function():
         return tf.io.parse_example(s, features)["b"]
     with pytest.raises(ValueError, match="rank of `serialized`"):
         batch(tf.constant([data]))
+
+
+def test_examples_serialized_by_a_py_function_in_a_dataset_map(tmp_path):
+    """The TFRecord tutorial's pipeline: a py_function returns each Example's bytes."""
+    def serialize(x):
+        return C.example(tf, x=[int(x)]).SerializeToString()
+
+    def staged(x):
+        return tf.reshape(tf.py_function(serialize, (x,), tf.string), ())
+    path = str(tmp_path / "served.tfrecord")
+    tf.data.experimental.TFRecordWriter(path).write(
+        tf.data.Dataset.range(3).map(staged))
+    parsed = tf.data.TFRecordDataset(path).map(
+        lambda s: tf.io.parse_single_example(s, {"x": tf.io.FixedLenFeature([], tf.int64)}))
+    assert [int(e["x"]) for e in parsed] == [0, 1, 2]

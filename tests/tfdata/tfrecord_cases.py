@@ -140,7 +140,17 @@ def messages_api(tf, folder):
 
 @case
 def messages_value_checks(tf, folder):
-    return [attempt(lambda: tf.train.Int64List(value=[1.5])),
+    return [attempt(lambda: tf.train.Int64List(value=[True])),
+            attempt(lambda: tf.train.Int64List(value=[np.bool_(True)])),
+            attempt(lambda: tf.train.Int64List(value=[np.float64(2.0)])),
+            attempt(lambda: tf.train.Int64List(value=[None])),
+            str(tf.train.Int64List(value=[np.int32(3), np.uint8(200), -2 ** 63])),
+            attempt(lambda: tf.train.Int64List(value=[np.uint64(2 ** 64 - 1)])),
+            str(tf.train.FloatList(value=[True, np.float64(1e300), 10 ** 40, np.int64(3)])),
+            attempt(lambda: tf.train.FloatList(value=[None])),
+            attempt(lambda: tf.train.BytesList(value=[bytearray(b"a")])),
+            str(tf.train.BytesList(value=[np.bytes_(b"x")])),
+            attempt(lambda: tf.train.Int64List(value=[1.5])),
             attempt(lambda: tf.train.Int64List(value=[2 ** 64])),
             attempt(lambda: tf.train.BytesList(value=["\u00e9"])),
             attempt(lambda: tf.train.FloatList(value=["a"])),

@@ -11,7 +11,6 @@ table's, different in every process; ascending is what TF writes with `determini
 from __future__ import annotations
 
 import math
-import numbers
 
 import numpy as np
 
@@ -49,7 +48,9 @@ def _check_int64(v):
 
 
 def _check_float(v):
-    if not isinstance(v, (numbers.Real, np.number)) or isinstance(v, np.complexfloating):
+    # as protobuf: what converts to a Python float (a scalar tensor too), but no text
+    if isinstance(v, (str, bytes, bytearray, complex, np.complexfloating)) or not (
+            hasattr(v, "__float__") or hasattr(v, "__index__")):
         raise TypeError(f"must be real number, not {type(v).__name__}")
     with np.errstate(over="ignore"):   # beyond float32's range is inf, as protobuf stores it
         return float(np.float32(float(v)))

@@ -1174,3 +1174,67 @@ add("matrix_square_root", lambda x: tf.linalg.sqrtm(x), _well_conditioned(3, F64
 add("matrix_square_root", lambda x: tf.linalg.sqrtm(x), _well_conditioned(4, F32),
     rtol=1e-4)
 add("matrix_logarithm", lambda x: tf.linalg.logm(x), _well_conditioned(3, C128, (2,)))
+
+
+# --- parsing: serialized Examples and TensorProtos; XLA refuses their string tensors -------
+def _examples(n):
+    """`n` serialized tf.train.Examples: an int64 list of 0..3 values, a float pair, a name."""
+    def make(rng):
+        out = np.empty(n, object)
+        for i in range(n):
+            f = tf.train.Feature
+            out[i] = tf.train.Example(features=tf.train.Features(feature={
+                "ids": f(int64_list=tf.train.Int64List(
+                    value=rng.integers(-5, 5, rng.integers(0, 4)).tolist())),
+                "xy": f(float_list=tf.train.FloatList(value=rng.normal(size=2).tolist())),
+                "name": f(bytes_list=tf.train.BytesList(value=[b"n%d" % i]))})
+            ).SerializeToString()
+        return out
+    return Arg(make, object)
+
+
+def _parsed(parsed):
+    ids = parsed["ids"]
+    return (ids.indices, ids.values, ids.dense_shape, parsed["xy"], parsed["name"])
+
+
+_FEATURES = {"ids": tf.io.VarLenFeature(tf.int64), "xy": tf.io.FixedLenFeature([2], tf.float32),
+             "name": tf.io.FixedLenFeature([], tf.string)}
+add("parse_example", lambda s: _parsed(tf.io.parse_example(s, _FEATURES)), _examples(4),
+    static="rank", **_NO_XLA)
+add("parse_example", lambda s: _parsed(tf.io.parse_single_example(s, _FEATURES)),
+    Arg(lambda rng: _examples(1)(rng).reshape(()), object), tag="single", **_NO_XLA)
+
+
+def _sequence_example(rng):
+    f = tf.train.Feature
+    steps = [f(int64_list=tf.train.Int64List(value=rng.integers(0, 9, 2).tolist()))
+             for _ in range(3)]
+    return np.array(tf.train.SequenceExample(
+        context=tf.train.Features(feature={"n": f(int64_list=tf.train.Int64List(value=[3]))}),
+        feature_lists=tf.train.FeatureLists(feature_list={"t": tf.train.FeatureList(
+            feature=steps)})).SerializeToString(), object)
+
+
+add("parse_sequence_example", lambda s: tuple(
+    d[k] for d, k in zip(tf.io.parse_single_sequence_example(
+        s, {"n": tf.io.FixedLenFeature([], tf.int64)},
+        {"t": tf.io.FixedLenSequenceFeature([2], tf.int64)}), ("n", "t"))),
+    Arg(_sequence_example, object), **_NO_XLA)
+add("parse_sequence_example", lambda s: tuple(
+    d[k] for d, k in zip(tf.io.parse_sequence_example(
+        s, {"n": tf.io.FixedLenFeature([], tf.int64)},
+        {"t": tf.io.FixedLenSequenceFeature([2], tf.int64)}), ("n", "t", "t"))),
+    Arg(lambda rng: np.array([_sequence_example(rng).item() for _ in range(3)], object),
+        object), tag="batch", static="rank", **_NO_XLA)
+add("serialize_tensor", lambda x: tf.io.serialize_tensor(x), R((2, 3), F32), **_NO_XLA)
+add("parse_tensor", lambda x: tf.io.parse_tensor(x, tf.int64), Arg(
+    lambda rng: np.array(tf.io.serialize_tensor(rand(rng, (3, 2), np.int64, -9, 9)).numpy(),
+                         object), object),
+    **_NO_XLA)
+add("decode_raw", lambda x: tf.io.decode_raw(x, tf.int16),
+    Arg(lambda rng: np.array([rng.bytes(6), rng.bytes(6)], object), object), **_NO_XLA)
+add("decode_raw", lambda x: tf.io.decode_raw(x, tf.float32, little_endian=False,
+                                             fixed_length=8),
+    Arg(lambda rng: np.array([rng.bytes(4), rng.bytes(8), b""], object), object),
+    tag="big-endian-fixed", **_NO_XLA)

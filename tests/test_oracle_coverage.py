@@ -45,6 +45,10 @@ NOT_IN_ORACLE = {
     "string_split": "its result is a RaggedTensor: tests/composite's recorded "
                     "ragged_strings_split checks it against TF",
     "print": "its answer is text on stderr: tests/frontend/test_graph_state.py checks it",
+    **{op: "takes feature dicts and proto bytes: tests/tfdata/test_tfrecord.py checks it "
+       "against TF's recorded answers (tools/record_tf_tfrecord.py)" for op in (
+           "decode_raw", "parse_example", "parse_sequence_example", "parse_tensor",
+           "serialize_tensor")},
     "py_function": "runs Python: tests/frontend/test_script_ops.py checks it in every mode",
     "numpy_function": "runs Python: tests/frontend/test_script_ops.py checks it in every mode",
 }

@@ -124,7 +124,8 @@ class Dataset(metaclass=RecordedConstruction):
         staged_for(self, *loop)
 
     def __repr__(self):
-        return f"<{type(self).__name__}DatasetV2 element_spec={self.element_spec}>"
+        name = type(self).__name__.removesuffix("Dataset")  # TextLineDataset: TextLineDatasetV2
+        return f"<{name}DatasetV2 element_spec={self.element_spec}>"
 
     def as_numpy_iterator(self):
         def visit(spec):

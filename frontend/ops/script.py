@@ -44,8 +44,9 @@ def _as_arrays(result, single, dtypes, opname, eager_tensors):
     out = []
     for i, (v, dt) in enumerate(zip(values, dtypes)):
         if eager_tensors:
-            try:
-                out.append(convert_to_tensor(v, dtype=dt).numpy())
+            try:   # (a scalar string's numpy() is bare bytes; kernels pass arrays)
+                out.append(np.asarray(convert_to_tensor(v, dtype=dt).numpy(),
+                                      object if dt is D.string else None))
             except (TypeError, ValueError) as e:
                 raise errors.InvalidArgumentError(None, opname,
                                                   f"{type(e).__name__}: {e}") from None

@@ -4,10 +4,9 @@
 guide_cells.py and compared with TF 2.21's recorded result), or why the cell is not run:
 `setup` (imports, licence), `python` (no TensorFlow call: nothing to compare), `network`
 (a download; the cell that uses the file writes a small one with the same API calls),
-`plot` (matplotlib only), `codec` (JPEG/PNG decoding, or scipy on decoded images),
-`tfrecord` or `composite` (TFRecord / tf.train.Example, SparseTensor / RaggedTensor
-elements: another engineer's cells). test_guide_cells.py checks that every `cell:` names a
-cell and that every cell is listed here.
+`plot` (matplotlib only), `codec` (JPEG/PNG decoding, or scipy on decoded images).
+test_guide_cells.py checks that every `cell:` names a cell and that every cell is listed
+here.
 """
 
 DATA = [  # data.ipynb, "tf.data: Build TensorFlow input pipelines"
@@ -21,8 +20,8 @@ DATA = [  # data.ipynb, "tf.data: Build TensorFlow input pipelines"
     ("Mg0m1beIhXGn", "element_spec of uniform slices", "cell:structure_specs"),
     ("cwyemaghhXaG", "element_spec of a pair", "cell:structure_specs"),
     ("1CL7aB0ahXn_", "element_spec of zip", "cell:structure_specs"),
-    ("m5bz7R1xhX1f", "from_tensors(SparseTensor) spec", "composite"),
-    ("lVOPHur_hYQv", "SparseTensorSpec.value_type", "composite"),
+    ("m5bz7R1xhX1f", "from_tensors(SparseTensor) spec", "cell:structure_sparse"),
+    ("lVOPHur_hYQv", "SparseTensorSpec.value_type", "cell:structure_sparse"),
     ("2myAr3Pxd-zF", "int slices", "cell:structure_iterate"),
     ("woPXMP14gUTg", "for z in dataset1", "cell:structure_iterate"),
     ("53PA4x6XgLar", "pair slices", "cell:structure_iterate"),
@@ -45,8 +44,8 @@ DATA = [  # data.ipynb, "tf.data: Build TensorFlow input pipelines"
     ("KvRwvt5E2rTH", "from_generator(flow_from_directory) spec", "cell:generator_images"),
     ("LcaULBCXj_2_", "shapes of one batch", "cell:generator_images"),
     ("jZo_4fzdbDcW", "fsns get_file", "network"),
-    ("e2WV5d7DRUA-", "TFRecordDataset", "tfrecord"),
-    ("3tk29nlMl5P3", "tf.train.Example.FromString", "tfrecord"),
+    ("e2WV5d7DRUA-", "TFRecordDataset", "cell:tfrecord_consume"),
+    ("3tk29nlMl5P3", "tf.train.Example.FromString", "cell:tfrecord_consume"),
     ("hQMoFu2TbDcc", "illiad get_file", "network"),
     ("il4cOjiVwj95", "TextLineDataset", "cell:text_lines"),
     ("vpEHKyvHxu8A", "first lines", "cell:text_lines"),
@@ -96,13 +95,13 @@ DATA = [  # data.ipynb, "tf.data: Build TensorFlow input pipelines"
     ("_wEyL7bS9S6t", "rotate one image, show", "codec"),
     ("Cn2nIu92BMp0", "py_function wrapper with set_shape", "cell:py_function_map"),
     ("bWPqKbTnbDct", "map(tf_random_rotate_image)", "cell:py_function_map"),
-    ("6wnE134b32KY", "fsns TFRecordDataset", "tfrecord"),
-    ("4znsVNqnF73C", "Example.FromString, decode_png, plot", "tfrecord"),
-    ("cwzqp8IGC_vQ", "raw example", "tfrecord"),
-    ("y2X1dQNfC8Lu", "def tf_parse (parse_example)", "tfrecord"),
-    ("lGJhKDp_61A_", "tf_parse one example", "tfrecord"),
-    ("8vFIUFzD5qIC", "map(tf_parse)", "tfrecord"),
-    ("vRYNYkEej7Ix", "a batch of parsed examples", "tfrecord"),
+    ("6wnE134b32KY", "fsns TFRecordDataset", "cell:tf_example_parse"),
+    ("4znsVNqnF73C", "Example.FromString (decode_png and the plot left out: codec)", "cell:tf_example_parse"),
+    ("cwzqp8IGC_vQ", "raw example", "cell:tf_example_parse"),
+    ("y2X1dQNfC8Lu", "def tf_parse (parse_example)", "cell:tf_example_parse"),
+    ("lGJhKDp_61A_", "tf_parse one example", "cell:tf_example_parse"),
+    ("8vFIUFzD5qIC", "map(tf_parse)", "cell:tf_example_parse"),
+    ("vRYNYkEej7Ix", "a batch of parsed examples", "cell:tf_example_parse"),
     ("kTQgo49skjuY", "range(100000)", "cell:time_series_batch"),
     ("pSs9XqwQpvIN", "batch(10, drop_remainder=True)", "cell:time_series_batch"),
     ("47XfwPhetkIN", "dense_1_step", "cell:time_series_batch"),
@@ -172,6 +171,11 @@ EXTRA = {
     "perf_timelined": "an earlier data_performance version's pipelines (a fast_map)",
     "loop_in_function": "the guides' typical pipeline iterated in a tf.function",
     "generator_signature": "from_generator with output_signature (earlier data.ipynb)",
+    # ragged_tensor.ipynb's "Datasets" section: ragged elements, as the tf.data guide has none
+    "ragged_dataset_slices": "ragged_tensor.ipynb: from_tensor_slices of ragged features",
+    "ragged_dataset_batch_unbatch": "ragged_tensor.ipynb: batch and unbatch ragged elements",
+    "ragged_dense_to_ragged_batch": "ragged_tensor.ipynb: dense_to_ragged_batch",
+    "ragged_dataset_map": "ragged_tensor.ipynb: map to ragged results (ragged.range)",
 }
 
-STATUSES = {"setup", "python", "network", "plot", "codec", "tfrecord", "composite"}
+STATUSES = {"setup", "python", "network", "plot", "codec"}

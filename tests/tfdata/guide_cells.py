@@ -8,7 +8,7 @@ Cells that download a file get a small file written to `folder` with the same AP
 where TF's order is random (unseeded shuffles, sampling), a cell returns what does not
 depend on the order (sorted values, sums, checks of the property the guide shows). guide_audit.py
 lists every code cell of both guides with the cell here that runs it, or why none does
-(plots, image codecs, downloads, cells of TFRecord and composite elements tested elsewhere).
+(plots, image codecs, downloads).
 """
 import collections
 import itertools
@@ -909,3 +909,66 @@ def keras_fit_evaluate_predict(tf, folder):
 
 
 TOLERANCES["keras_fit_evaluate_predict"] = 1e-4
+
+
+# --- data.ipynb: TFRecord files and tf.train.Example ------------------------------------------
+# The guide downloads FSNS's test file (street-name signs as PNGs); its stand-in is a small
+# TFRecord file of the same features written with TFRecordWriter, whose 'image/encoded' is
+# raw bytes (no PNG codec: the cells skip decode_png and the plot).
+_STREETS = ["Rue Perreyon", "Avenue de la Gare", "Place du March\u00e9", "Quai Saint-Michel",
+            "Rue des \u00c9coles", "Boulevard Voltaire", "Impasse", "All\u00e9e des Tilleuls",
+            "Rue Victor Hugo", "Chemin Vert", "Rue de Rivoli", "Cours Mirabeau"]
+
+
+def _fsns(tf, folder):
+    path = os.path.join(folder, "fsns.tfrec")
+    with tf.io.TFRecordWriter(path) as writer:
+        for i, street in enumerate(_STREETS):
+            feature = {
+                "image/encoded": tf.train.Feature(bytes_list=tf.train.BytesList(
+                    value=[bytes([137, 80, 78, 71, i]) + bytes(range(i, i + 30))])),
+                "image/text": tf.train.Feature(bytes_list=tf.train.BytesList(
+                    value=[street.encode()])),
+                "image/class": tf.train.Feature(int64_list=tf.train.Int64List(
+                    value=[ord(c) % 134 for c in street])),
+                "image/width": tf.train.Feature(int64_list=tf.train.Int64List(value=[600])),
+            }
+            example = tf.train.Example(features=tf.train.Features(feature=feature))
+            writer.write(example.SerializeToString())
+    return path
+
+
+@cell
+def tfrecord_consume(tf, folder):
+    fsns_test_file = _fsns(tf, folder)
+    dataset = tf.data.TFRecordDataset(filenames=[fsns_test_file])
+    raw_example = next(iter(dataset))
+    parsed = tf.train.Example.FromString(raw_example.numpy())
+    third = tf.train.Example.FromString(next(iter(dataset.skip(2))).numpy())  # UTF-8 text
+    return [repr(dataset), str(parsed.features.feature["image/text"]),
+            list(parsed.features.feature["image/class"].int64_list.value),
+            str(third.features.feature["image/text"])]
+
+
+@cell
+def tf_example_parse(tf, folder):
+    dataset = tf.data.TFRecordDataset(filenames=[_fsns(tf, folder)])
+    raw_example = next(iter(dataset))
+    parsed = tf.train.Example.FromString(raw_example.numpy())
+    feature = parsed.features.feature
+    raw_img = feature["image/encoded"].bytes_list.value[0]
+    title = feature["image/text"].bytes_list.value[0]
+
+    def tf_parse(eg):
+        example = tf.io.parse_example(
+            eg[tf.newaxis], {
+                "image/encoded": tf.io.FixedLenFeature(shape=(), dtype=tf.string),
+                "image/text": tf.io.FixedLenFeature(shape=(), dtype=tf.string)
+            })
+        return example["image/encoded"][0], example["image/text"][0]
+
+    img, txt = tf_parse(raw_example)
+    decoded = dataset.map(tf_parse)
+    image_batch, text_batch = next(iter(decoded.batch(10)))
+    return [raw_img.hex(), title.decode(), txt.numpy().decode(), repr(img.numpy()[:20]),
+            _spec(decoded), list(image_batch.shape), as_json(text_batch)]

@@ -557,16 +557,15 @@ def run_ahead(source, size):
     machine is longer than producing a cheap item."""
     ready = collections.deque()
     source_lock = threading.Lock()   # held while an item is produced and queued
-    space = threading.Condition()
+    # free places in `ready`: the thread takes one per item it queues, the consumer gives
+    # one back per queued item it takes (a release never waits for the thread, and unlike
+    # a condition's notify it is not lost when the thread is not waiting yet)
+    places = threading.Semaphore(size)
     finished, stopped = [False], [False]
 
     def fill():
         while True:
-            with space:
-                while len(ready) >= size and not stopped[0]:
-                    # bounded: the consumer's notify is skipped when this thread holds the
-                    # lock between its check and its wait, and would be lost
-                    space.wait(0.05)
+            places.acquire()
             if stopped[0]:
                 return
             with source_lock:
@@ -587,17 +586,14 @@ def run_ahead(source, size):
                 with source_lock:   # everything queued so far is consumed: produce here
                     if ready:
                         kind, value = ready.popleft()
+                        places.release()
                     elif finished[0]:
                         return
                     else:
                         kind, value = _pull(source)
                         finished[0] = bool(kind)
             else:
-                # never block the consumer on the thread: a thread holding the lock is
-                # awake and sees the space itself
-                if space.acquire(blocking=False):
-                    space.notify()
-                    space.release()
+                places.release()
             if kind == 0:
                 yield value
             elif kind == 1:
@@ -606,8 +602,7 @@ def run_ahead(source, size):
                 raise value
     finally:
         stopped[0] = True
-        with space:
-            space.notify()
+        places.release()   # wakes the thread if it waits for a place, so it sees the stop
 
 
 # --- cache --------------------------------------------------------------------------------------

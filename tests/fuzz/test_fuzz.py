@@ -81,3 +81,13 @@ def test_a_mismatch_is_printed_as_runnable_code():
     assert all(f"apply({name!r}" in code for name, *_ in prog["chain"])
     env = {}
     exec(compile(code.split("def program")[0], "<repro>", "exec"), env)   # the imports run
+
+
+def test_normwise_comparison_scales_only_the_absolute_tolerance():
+    big = np.array([[4e8, 1.5e-9], [2.0, 1.0]])
+    off = big + np.array([[0.0, 1e-6], [0.0, 0.0]])
+    assert not fuzz.close(off, big)
+    assert fuzz.close(off, big, normwise=True)
+    assert not fuzz.close(big * (1 + 1e-3), big, normwise=True)   # relative errors still count
+    c = (big + 1j * big).astype(np.complex128)
+    assert fuzz.close(c + 1e-6j, c, normwise=True) and not fuzz.close(c + 1e-6j, c)

@@ -459,6 +459,17 @@ class _Generator(Dataset):
             lambda s: s if composites.rule(s).composite else s.dtype, self.element_spec)
 
 
+def file_names(filenames, wrong_dtype: str) -> list:
+    """The names in a reader's `filenames` (a string, a list or a string tensor); another
+    dtype raises TypeError with `wrong_dtype` formatted with that dtype (each reader has
+    TF's own text)."""
+    names = structure.host(filenames)
+    if names.dtype is not D.string:
+        raise TypeError(wrong_dtype.format(names.dtype))
+    return [f.decode() if isinstance(f, bytes) else str(f)
+            for f in np.asarray(names.numpy(), object).reshape(-1)]
+
+
 @tf_export("data.TextLineDataset")
 class TextLineDataset(Dataset):
     """The lines of text files (without their line endings), file by file."""
@@ -467,12 +478,8 @@ class TextLineDataset(Dataset):
                  num_parallel_reads=None, name=None):
         from .files import check_compression
         self._compression = check_compression(compression_type)
-        names = structure.host(filenames)
-        if names.dtype is not D.string:
-            raise TypeError(f"`filenames` must be a `tf.Tensor` of `tf.string`, got "
-                            f"{names.dtype!r}")
-        self._files = [f.decode() if isinstance(f, bytes) else str(f)
-                       for f in np.asarray(names.numpy(), object).reshape(-1)]
+        self._files = file_names(filenames,
+                                 "`filenames` must be a `tf.Tensor` of `tf.string`, got {!r}")
         self.element_spec = TensorSpec([], D.string)
 
     def _components(self, ctx):

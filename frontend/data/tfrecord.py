@@ -23,7 +23,7 @@ from ...ir import errors
 from ..export import tf_export
 from ..function.specs import TensorSpec
 from . import structure
-from .dataset import AUTOTUNE, Dataset
+from .dataset import AUTOTUNE, Dataset, file_names
 
 _HEADER = 12           # the length and its checksum
 _CHUNK = 1 << 20       # the most read at once: a corrupt length never becomes one allocation
@@ -236,12 +236,8 @@ class TFRecordDataset(Dataset):
             self._files = None
             self._per_file = _files_dataset(filenames, self._compression, num_parallel_reads)
             return
-        names = structure.host(filenames)
-        if names.dtype is not D.string:
-            raise TypeError(f"The `filenames` argument must contain `tf.string` elements. "
-                            f"Got `{names.dtype!r}` elements.")
-        self._files = [f.decode() if isinstance(f, bytes) else str(f)
-                       for f in np.asarray(names.numpy(), object).reshape(-1)]
+        self._files = file_names(filenames, "The `filenames` argument must contain "
+                                            "`tf.string` elements. Got `{!r}` elements.")
         self._per_file = (None if not num_parallel_reads or len(self._files) < 2 else
                           _files_dataset(Dataset.from_tensor_slices(self._files),
                                          self._compression, num_parallel_reads))

@@ -16,7 +16,7 @@ from ...runtime.jax_internals import chlo, hlo
 from .core import register_lowering
 
 UNARY = {
-    "neg": hlo.negate, "abs": hlo.abs, "sign": hlo.sign, "sqrt": hlo.sqrt,
+    "neg": hlo.negate, "abs": hlo.abs, "sign": hlo.sign,
     "rsqrt": hlo.rsqrt, "exp": hlo.exponential, "expm1": hlo.exponential_minus_one,
     "log": hlo.log, "log1p": hlo.log_plus_one, "sin": hlo.sine, "cos": hlo.cosine,
     "tan": hlo.tan, "tanh": hlo.tanh, "sigmoid": hlo.logistic, "erf": chlo.erf,
@@ -59,6 +59,25 @@ for _n, _f in BINARY.items():
     _declare_binary(_n, _f)
 for _n, _d in COMPARE.items():
     _declare_compare(_n, _d)
+
+
+@register_lowering("sqrt")
+def _sqrt(ctx, op, x):
+    """stablehlo.sqrt, with C99's special values for complex x where XLA's expansion gives
+    NaN: an infinite imaginary part gives (+inf, that part) whatever the real part,
+    (inf, NaN) gives (inf, NaN) and (-inf, NaN) gives (NaN, inf); TF's XLA and eager kernels
+    (and NumPy) answer so."""
+    out = hlo.sqrt(x)
+    if ctx.dtype(x) not in D.COMPLEX:
+        return out
+    re, im = hlo.real(x), hlo.imag(x)
+    inf, nan = ctx.splat(np.inf, re.type), ctx.splat(np.nan, re.type)
+    nan_im = ctx.compare(im, im, "NE")
+    special = [(ctx.compare(re, inf, "EQ"), hlo.complex(inf, nan)),
+               (ctx.compare(re, hlo.negate(inf), "EQ"), hlo.complex(nan, inf))]
+    for real_is, value in special:
+        out = hlo.select(hlo.and_(real_is, nan_im), value, out)
+    return hlo.select(ctx.compare(hlo.abs(im), inf, "EQ"), hlo.complex(inf, im), out)
 
 
 @register_lowering("pow")

@@ -32,7 +32,8 @@ binary-searches, so TF 2.21 differs between its own modes; bitcast of a NaN, who
 and eager choose differently) and of `XLA_NONFINITE_UNCHECKED`
 ones given NaN/Inf inputs (XLA's LU/Cholesky are not LAPACK's; TF 2.21 differs likewise),
 and, with `XLA_NAN_UNDETECTED` ops, any value where eager gives NaN (XLA's Cholesky does not
-detect a matrix that is not positive definite; TF 2.21 neither); under XLA, the tolerance of the
+detect a matrix that is not positive definite; TF 2.21 neither), with `XLA_NAN_EITHER` ops any
+value where either result is NaN (zeta outside its domain; TF 2.21 alike); under XLA, the tolerance of the
 program's input dtype where it is float16/bfloat16 (XLA keeps float32 across a cast to
 float32 that eager rounds first) and, for complex programs, any value where either result
 is NaN or infinite (from NaN/Inf inputs or an overflow inside) (XLA's complex abs/log/division do not follow C99's special
@@ -84,8 +85,11 @@ XLA_NONFINITE_UNCHECKED = {"matrix_inverse", "matrix_determinant", "matrix_solve
 # ... and where eager's result is NaN (a matrix that is not positive definite), any value of
 # XLA's Cholesky, which does not detect it (TF 2.21: cholesky([[-0.]]) is NaN in tf.function
 # and -0. under jit_compile; seed 311860).
-# zeta(x, q) at x = +-0 (below its domain x > 1): NaN eagerly, inf under XLA (TF 2.21 alike).
-XLA_NAN_UNDETECTED = {"cholesky", "zeta"}
+XLA_NAN_UNDETECTED = {"cholesky"}
+# ... and where either result is NaN, any value of the other: zeta(x, q) at x = +-0 (below
+# its domain x > 1) is NaN eagerly and inf under XLA, at x = inf 0 eagerly and NaN under XLA
+# (TF 2.21 alike both times; seeds 100416, 304574).
+XLA_NAN_EITHER = {"zeta"}
 # Matrix functions whose XLA algorithm is not the eager kernel's (inverse scaling and
 # squaring, jax's Schur sqrtm, against SciPy's): their error is bounded relative to the
 # result's norm, so under XLA they are compared normwise, each part within TOL * max|result|
@@ -347,9 +351,11 @@ def _inputs(prog):
 
 
 def close(actual, expected, nan_any: bool = False, nonfinite_any: bool = False,
-          tol: float | None = None, normwise: bool = False, _scale: float = 1.0) -> bool:
+          tol: float | None = None, normwise: bool = False, nan_either: bool = False,
+          _scale: float = 1.0) -> bool:
     """The tolerance policy (see the module docstring); `nan_any`: where `expected` is NaN,
-    `actual` may be anything (the XLA_MASKED_GRADIENTS allowance); `nonfinite_any`: where
+    `actual` may be anything (the XLA_MASKED_GRADIENTS allowance); `nan_either`: likewise
+    where either is NaN (XLA_NAN_EITHER); `nonfinite_any`: where
     either is NaN or infinite, anything (XLA's complex special values); `tol` replaces TOL[dtype] (the
     program's least precise float, for XLA); `normwise`: the absolute tolerance is scaled
     by the largest finite |expected| (XLA_NORMWISE)."""
@@ -361,14 +367,17 @@ def close(actual, expected, nan_any: bool = False, nonfinite_any: bool = False,
         finite = np.abs(expected[np.isfinite(expected)])
         _scale = max(1.0, float(finite.max())) if finite.size else 1.0
     if dt.kind == "c":
-        return all(close(a, e, nan_any, nonfinite_any, tol, _scale=_scale) for a, e in
+        return all(close(a, e, nan_any, nonfinite_any, tol, nan_either=nan_either,
+                         _scale=_scale) for a, e in
                    ((actual.real, expected.real), (actual.imag, expected.imag)))
     if dt.kind not in "f" and dt != BF16:
         return bool(np.array_equal(actual, expected))
     a, e = actual.astype(np.float64), expected.astype(np.float64)
     tiny = float(ml_dtypes.finfo(dt).tiny)
     a[np.abs(a) < tiny], e[np.abs(e) < tiny] = 0.0, 0.0   # XLA flushes subnormals
-    if nan_any:
+    if nan_either:
+        e[np.isnan(a)] = np.nan
+    if nan_any or nan_either:
         a[np.isnan(e)] = np.nan
     if nonfinite_any:
         special = ~np.isfinite(a) | ~np.isfinite(e)
@@ -431,6 +440,7 @@ def run_program(prog) -> dict:
     x0 = prog["values"][0]
     xla_allowed = {"tol": TOL.get(x0.dtype),   # f16/bf16 values evaluated in f32 by XLA
                    "normwise": any(c[0] in XLA_NORMWISE for c in prog["chain"]),
+                   "nan_either": any(c[0] in XLA_NAN_EITHER for c in prog["chain"]),
                    # inputs with NaN/Inf parts, or finite ones overflowing inside (seed
                    # 305225: tensordot of 1e30 parts gives inf+nanj eagerly, inf-4e30j in XLA)
                    "nonfinite_any": x0.dtype.kind == "c"}

@@ -91,3 +91,13 @@ def test_normwise_comparison_scales_only_the_absolute_tolerance():
     assert not fuzz.close(big * (1 + 1e-3), big, normwise=True)   # relative errors still count
     c = (big + 1j * big).astype(np.complex128)
     assert fuzz.close(c + 1e-6j, c, normwise=True) and not fuzz.close(c + 1e-6j, c)
+
+
+def test_nan_either_accepts_a_nan_on_either_side_only():
+    f64 = np.float64
+    assert not fuzz.close(np.array([np.nan, 1.0], f64), np.array([0.0, 1.0], f64))
+    assert fuzz.close(np.array([np.nan, 1.0], f64), np.array([0.0, 1.0], f64), nan_either=True)
+    assert fuzz.close(np.array([np.inf, 1.0], f64), np.array([np.nan, 1.0], f64),
+                      nan_either=True)
+    assert not fuzz.close(np.array([np.nan, 2.0], f64), np.array([0.0, 1.0], f64),
+                          nan_either=True)

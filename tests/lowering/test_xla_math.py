@@ -386,3 +386,12 @@ def test_cast_to_every_dtype(src):
             # agrees with the rule only on finite values.
             g, e = g[finite], e[finite]
         check(g, e, dst.np, what + " vs eager", tol)
+
+
+@pytest.mark.parametrize("value,target", [(np.array([1 + 2j], np.complex128), tf.complex64),
+                                          (np.array([[1.5, -2.0]]), tf.complex128)])
+def test_complex_bitcast_is_refused_under_xla_as_tf(value, target):
+    """XLA has no bit-level view of complex numbers; TF's XLA bridge refuses likewise."""
+    f = tf.function(lambda x: tf.bitcast(x, target), jit_compile=True)
+    with pytest.raises(tf.errors.UnimplementedError, match="Complex types not supported"):
+        f(tf.constant(value))

@@ -189,6 +189,9 @@ CASES = [
     case("bitcast", T([1.5, -0.25], "float64"), "uint64"),
     case("bitcast", T([1, 2, 3], "uint8"), "uint16", modes=EAGER),
     case("bitcast", T([True], "bool"), "int8", modes=EAGER),
+    # complex: its parts' bits (TF's XLA refuses: tests/lowering/test_xla_math.py)
+    case("bitcast", T(["1+2j", "3-4j"], "complex128"), "complex64", modes=EAGER_GRAPH),
+    case("bitcast", T([[1.5, -2.]], "float64"), "complex128", modes=EAGER_GRAPH),
     # --- approximate top-k (exact on CPU), along any axis, with ties
     case("math.approx_max_k", T([[1., 5., 3., 5.], [0., -1., 2., 2.]]), 2, grad=(0,)),
     # (TF's CPU runs only max_k along the last axis: README)

@@ -1,0 +1,26 @@
+"""TF-oracle cases for the last tf.nn / tf.image names (format: tests/oracle/spec.py):
+with_space_to_batch, extract_glimpse, the fractional pools with sizes their ratios divide
+(TF's pooling sequences are random otherwise), and their error cases."""
+from oracle.spec import T, WindowOp, case
+
+IMAGE = T([[[[((7 * (r * 6 + c) + b) % 11 - 5) / 2] for c in range(6)] for r in range(5)]
+           for b in range(2)])
+FILTER = T([[[[1, -1]], [[0.5, 2]], [[0, 1]]], [[[-2, 0]], [[1, 1]], [[0.25, -1]]],
+            [[[1, 0]], [[0, 0.5]], [[-1, 3]]]])
+TIES = T([[[[0], [1], [1], ["-inf"]], [[1], [0], [2], [2]], [[-1], [1], ["inf"], [0]]]])
+CASES = [
+    case("nn.with_space_to_batch", IMAGE, [2, 2], "SAME", WindowOp("nn.conv2d", FILTER, 1),
+         filter_shape=[3, 3, 1, 2], grad=(0,)),
+    case("nn.with_space_to_batch", IMAGE, [2, 3], "VALID", WindowOp("nn.conv2d", FILTER, 1),
+         grad=(0,)),
+    case("nn.with_space_to_batch", IMAGE, [3, 1], [[0, 0], [1, 2], [0, 1], [0, 0]],
+         WindowOp("nn.conv2d", FILTER, 1), grad=(0,)),
+    case("nn.with_space_to_batch", TIES, [2], "VALID", WindowOp("nn.max_pool2d", [1, 2], 1),
+         spatial_dims=[2], grad=(0,)),
+    case("nn.with_space_to_batch", TIES, [1, 1], "SAME", WindowOp("nn.max_pool2d", 2, 1),
+         grad=(0,)),
+    case("nn.with_space_to_batch", IMAGE, [2, 0], "VALID", WindowOp("nn.max_pool2d", 2, 1)),
+    case("nn.with_space_to_batch", IMAGE, [2, 2], "SAME", WindowOp("nn.max_pool2d", 2, 1)),
+    case("nn.with_space_to_batch", IMAGE, [2, 2], "VALID", WindowOp("nn.max_pool2d", 2, 1),
+         spatial_dims=[2, 1]),
+]

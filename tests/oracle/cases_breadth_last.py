@@ -24,3 +24,30 @@ CASES = [
     case("nn.with_space_to_batch", IMAGE, [2, 2], "VALID", WindowOp("nn.max_pool2d", 2, 1),
          spatial_dims=[2, 1]),
 ]
+
+PICTURE = T([[[[r * 6 + c, -(r * 6 + c) / 4] for c in range(6)] for r in range(5)],
+             [[[(r * c) % 5 - 2, "inf" if r == c == 0 else 0.5] for c in range(6)]
+              for r in range(5)]])
+NO_XLA = ("eager", "graph")   # a size known only when the graph runs
+CORNERS = T([[1.5, 2.5], [-1.5, 0.5]])
+CASES += [
+    case("image.extract_glimpse", PICTURE, [3, 3], T([[0, 0], [0.5, 0.5]]), noise="zero"),
+    case("image.extract_glimpse", PICTURE, [3, 3], T([[0.1, -0.1], [-0.9, 1.2]]),
+         noise="zero"),
+    case("image.extract_glimpse", PICTURE, [3, 4], CORNERS, centered=False,
+         normalized=False, noise="zero"),
+    case("image.extract_glimpse", PICTURE, T([2, 7], "int32"),
+         T([[0.7, -3.2], [4.9, 5.5]]), centered=False, normalized=False, noise="zero",
+         modes=NO_XLA),
+    case("image.extract_glimpse", PICTURE, [2, 2], T([[-0.7, -3.2], [-0.1, 2.5]]),
+         normalized=False, noise="zero"),
+    case("image.extract_glimpse", PICTURE, [4, 1], T([[0.5, 0.25], [-0.4, 0.9]]),
+         centered=False, noise="zero"),
+    case("image.extract_glimpse", PICTURE, [0, 2], CORNERS, noise="zero"),
+    case("image.extract_glimpse", PICTURE, [2, 2], T([[0, 0], [0.5, -0.5]])),
+    case("image.extract_glimpse", PICTURE, [-1, 2], CORNERS),
+    case("image.extract_glimpse", PICTURE, [2], CORNERS),
+    case("image.extract_glimpse", PICTURE, [2, 2], T([[0, 0]])),
+    case("image.extract_glimpse", PICTURE, [2, 2], T([[0, 0, 0], [1, 1, 1]])),
+    case("image.extract_glimpse", PICTURE, [2, 2], CORNERS, noise="pink"),
+]

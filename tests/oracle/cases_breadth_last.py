@@ -51,3 +51,35 @@ CASES += [
     case("image.extract_glimpse", PICTURE, [2, 2], T([[0, 0, 0], [1, 1, 1]])),
     case("image.extract_glimpse", PICTURE, [2, 2], CORNERS, noise="pink"),
 ]
+
+# Sizes the ratios divide: TF's cells are regular there (random only otherwise).
+GRID = T([[[[(3 * r + 5 * c + k) % 7 - 3, (r * c) % 3] for c in range(6)] for r in range(4)]
+          for k in range(2)])
+SPECIAL = T([[[[1], [1], [2], [2]], [[1], ["inf"], [0], [2]], [["-inf"], [-1], [3], [3]],
+              [[-2], [-2], ["-inf"], [-1]]]])
+CASES += [
+    case("nn.fractional_max_pool", GRID, [1, 2, 3, 1], grad=(0,)),
+    case("nn.fractional_max_pool", GRID, 2.0, overlapping=True, seed=7, grad=(0,)),
+    case("nn.fractional_max_pool", SPECIAL, [1, 2, 2, 1], pseudo_random=True, grad=(0,)),
+    case("nn.fractional_max_pool", SPECIAL, [1.0, 4.0], overlapping=True, grad=(0,)),
+    case("nn.fractional_max_pool", T([[[[3], [-7]], [[-7], [3]]]], "int32"), 2),
+    case("nn.fractional_max_pool", T([[[[1.5, 2]], [[-1, "nan"]]]], "float64"), [1, 2, 1, 1],
+         grad=(0,)),
+    case("nn.fractional_avg_pool", GRID, [1, 2, 3, 1], grad=(0,)),
+    case("nn.fractional_avg_pool", GRID, [1, 2, 2, 1], overlapping=True, seed=7, grad=(0,)),
+    case("nn.fractional_avg_pool", SPECIAL, [1, 2, 2, 1], pseudo_random=True, grad=(0,)),
+    case("nn.fractional_avg_pool", T([[[[-3], [-4]], [[2], [0]]]], "int64"), [1, 2, 2, 1]),
+    case("nn.fractional_avg_pool", T([[[[1.5, 2]], [[-1, 4]]]], "float64"), [1, 2, 1, 1],
+         grad=(0,)),
+    case("nn.fractional_max_pool", GRID, [1, 2, 2, 2]),
+    case("nn.fractional_max_pool", GRID, [1, 0.5, 2, 1]),
+    case("nn.fractional_max_pool", GRID, 0.5),
+    case("nn.fractional_max_pool", GRID, [1, 2, 1]),
+    case("nn.fractional_max_pool", GRID, [1, 5, 2, 1]),
+    case("nn.fractional_max_pool", T([[1, 2]]), 1.0),
+    case("nn.fractional_max_pool", T([[[[1]]]], "float16"), 1.0),
+    case("nn.fractional_avg_pool", GRID, 2.0),
+    case("nn.fractional_avg_pool", GRID, [1, 2, 2]),
+    case("nn.fractional_avg_pool", GRID, [2, 2, 2, 1]),
+    case("nn.fractional_avg_pool", GRID, [1, 0.5, 2, 1]),
+]

@@ -83,3 +83,34 @@ CASES += [
     case("nn.fractional_avg_pool", GRID, [2, 2, 2, 1]),
     case("nn.fractional_avg_pool", GRID, [1, 0.5, 2, 1]),
 ]
+
+# The crops TF draws are its generator's; these are the answers no draw changes (no crop
+# can satisfy the constraints: the whole image) and TF's errors.
+BOX = T([[[0.1, 0.2, 0.5, 0.9]]])
+SEED = T([1, 2], "int32")
+CASES += [
+    case("image.stateless_sample_distorted_bounding_box", T([40, 60, 3], "uint8"), BOX, SEED,
+         min_object_covered=1.1),
+    case("image.stateless_sample_distorted_bounding_box", T([4, 6, 3], "int64"),
+         T([[[0.6, 0.2, 0.5, 0.9], [0.1, 0.1, 0.1, 0.1]]]), SEED),
+    case("image.stateless_sample_distorted_bounding_box", T([40, 60, 1], "int16"), BOX, SEED,
+         area_range=[0.5, 0.1]),
+    case("image.sample_distorted_bounding_box", T([7, 5, 2], "int8"), BOX, seed=3,
+         min_object_covered=2.0),
+    case("image.sample_distorted_bounding_box", T([40, 60, 3], "int32"), T([[[0, 0, 0, 0]]]),
+         max_attempts=3, min_object_covered=0.0, area_range=[0.9, 0.5]),
+    case("image.stateless_sample_distorted_bounding_box", [40, 60, 3], T([[], []]), SEED),
+    case("image.stateless_sample_distorted_bounding_box", [40, 60, 3], BOX, SEED,
+         min_object_covered=-0.1),
+    case("image.stateless_sample_distorted_bounding_box", [40, 60, 3],
+         T([[[0.1, 0.2, 1.5, 0.9]]]), SEED),
+    case("image.stateless_sample_distorted_bounding_box", [40, 60], BOX, SEED),
+    case("image.stateless_sample_distorted_bounding_box", [40, 60, 3],
+         T([[0.1, 0.2, 0.5, 0.9]]), SEED),
+    case("image.stateless_sample_distorted_bounding_box", [40, 60, 3], BOX, SEED,
+         aspect_ratio_range=[1.0]),
+    case("image.sample_distorted_bounding_box", [40, 60, 3], BOX, max_attempts=0),
+    case("image.sample_distorted_bounding_box", [40, 60, 3], BOX, area_range=[0.0, 0.0]),
+    case("image.sample_distorted_bounding_box", [40, 60, 3], BOX, area_range=[0.5, 3]),
+    case("image.sample_distorted_bounding_box", T([40.0, 60, 3]), BOX),
+]

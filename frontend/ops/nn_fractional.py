@@ -136,11 +136,13 @@ def _windows(x, rows, cols):
 def _pool(value, ratios, pseudo_random, overlapping, seed, opname, combine):
     x = convert_to_tensor(value)
     n_rows, n_cols, out_rows, out_cols = _sizes(x, ratios, opname)
-    n_draws = [out_rows, out_cols]
-    if seed:
-        draws = stateless_uniform([sum(n_draws)], seed=list(get_seed(seed)))
+    n_draws = out_rows + out_cols
+    if n_rows % out_rows == 0 and n_cols % out_cols == 0:
+        draws = A.zeros([n_draws])          # regular cells: nothing to draw
+    elif seed:
+        draws = stateless_uniform([n_draws], seed=list(get_seed(seed)))
     else:
-        draws = uniform([sum(n_draws)])
+        draws = uniform([n_draws])
     row_bounds = _boundaries(n_rows, out_rows, pseudo_random, draws[:out_rows])
     col_bounds = _boundaries(n_cols, out_cols, pseudo_random, draws[out_rows:])
     rows, row_member = _cells(row_bounds, n_rows, out_rows, overlapping)

@@ -66,3 +66,21 @@ def test_no_boxes():
     begin, size, _ = tf.image.stateless_sample_distorted_bounding_box(
         [40, 60, 3], none, [1, 2], use_image_if_no_bounding_boxes=True, min_object_covered=0.9)
     assert size.numpy()[0] * size.numpy()[1] >= 0.9 * 40 * 60 - 60
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_whole_image_when_no_crop_fits(mode):
+    """TF 2.21's answers where no attempt can succeed: the whole image, its size in the
+    image_size's dtype (-1 for the channels wraps in uint8, as TF's cast)."""
+    cases = [(tf.constant([40, 60, 3], tf.uint8), BOXES, {"min_object_covered": 1.1}, 255),
+             (tf.constant([4, 6, 3], tf.int64),
+              np.array([[[0.6, 0.2, 0.5, 0.9], [0.1, 0.1, 0.1, 0.1]]], np.float32), {}, -1),
+             (tf.constant([40, 60, 1], tf.int16), BOXES, {"area_range": [0.5, 0.1]}, -1)]
+    for size, boxes, kwargs, channels in cases:
+        run = MODES[mode](lambda s, b: tf.image.stateless_sample_distorted_bounding_box(
+            s, b, [1, 2], **kwargs))
+        begin, extent, box = run(size, tf.constant(boxes))
+        assert begin.dtype == size.dtype and extent.dtype == size.dtype
+        np.testing.assert_array_equal(begin.numpy(), [0, 0, 0])
+        np.testing.assert_array_equal(extent.numpy(), [*size.numpy()[:2], channels])
+        np.testing.assert_array_equal(box.numpy(), [[[0, 0, 1, 1]]])

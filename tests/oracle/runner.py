@@ -92,7 +92,10 @@ def callable_arg(tf, value):
 
 
 def flat_outputs(out) -> list:
-    """A result as a flat list (a tuple, list, namedtuple or a single tensor)."""
+    """A result as a flat list (a tuple, list, namedtuple, a SparseTensor's three tensors or a
+    single tensor)."""
+    if hasattr(out, "dense_shape"):
+        return [out.indices, out.values, out.dense_shape]
     if isinstance(out, (list, tuple)):
         return [o for x in out for o in flat_outputs(x)]
     return [out]

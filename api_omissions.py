@@ -66,9 +66,6 @@ NOT_YET = {
     "random": """
         learned_unigram_candidate_sampler stateless_parameterized_truncated_normal
 """.split(),
-    "image": """
-        generate_bounding_box_proposals
-""".split(),
 }
 # END NOT_YET
 

@@ -7,8 +7,6 @@ in every mode; the draws are flowjit's generator's, so a seed picks other crops 
 (README, Differences from TF). Not differentiable, as TF's kernel."""
 from __future__ import annotations
 
-import numpy as np
-
 from ...ir import dtypes as D
 from ..eager.dispatch import convert_to_tensor, op_error
 from ..export import tf_export
@@ -17,7 +15,7 @@ from . import math as M
 from . import reduce as R
 from .logging import Assert
 from .program import get_static_value
-from .random import get_seed, stateless_uniform, uniform
+from .random import stateless_uniform, uniform
 
 _SIZE_TYPES = ("uint8", "int8", "int16", "int32", "int64")
 

@@ -81,8 +81,9 @@ def _sizes(x, ratios, opname):
     """The input's [batch, rows, cols, channels] (rows and cols must be known) and the
     pooled rows and cols, after the kernel's checks."""
     if x.dtype.name not in _TYPES:
-        raise op_error(opname, f"Value for attr 'T' of {D.runtime_name(x.dtype)} is not in the list of "
-                               f"allowed values: float, double, int32, int64", dtype_error=True)
+        raise op_error(opname, f"Value for attr 'T' of {D.runtime_name(x.dtype)} is not in "
+                               f"the list of allowed values: float, double, int32, int64",
+                       dtype_error=True)
     if x.shape.rank != 4:
         raise op_error(opname, "tensor_in must be 4-dimensional")
     dims = x.shape.as_list()

@@ -2,7 +2,8 @@
 transpose, slice), so every mode and the gradient come from those ops: `space_to_batch_nd`
 (also `space_to_batch`, `nn.space_to_batch`), `batch_to_space`,
 `required_space_to_batch_paddings` and `nn.with_space_to_batch` (a window op made
-atrous). Block shapes, paddings and crops must be known when the op is built (Python values, constants or eager tensors), as XLA requires."""
+atrous). Block shapes, paddings and crops must be known when the op is built (Python
+values, constants or eager tensors), as XLA requires."""
 from __future__ import annotations
 
 import numpy as np

@@ -58,18 +58,13 @@ NOT_YET = {
         random_index_shuffle
 """.split(),
     "nn": """
-        ctc_beam_search_decoder fractional_avg_pool fractional_max_pool
-        isotonic_regression learned_unigram_candidate_sampler with_space_to_batch
+        isotonic_regression learned_unigram_candidate_sampler
 """.split(),
     "linalg": """
         LinearOperatorCirculant LinearOperatorCirculant2D LinearOperatorCirculant3D
 """.split(),
     "random": """
         learned_unigram_candidate_sampler stateless_parameterized_truncated_normal
-""".split(),
-    "image": """
-        extract_glimpse generate_bounding_box_proposals sample_distorted_bounding_box
-        stateless_sample_distorted_bounding_box
 """.split(),
 }
 # END NOT_YET

@@ -1238,3 +1238,15 @@ add("decode_raw", lambda x: tf.io.decode_raw(x, tf.float32, little_endian=False,
                                              fixed_length=8),
     Arg(lambda rng: np.array([rng.bytes(4), rng.bytes(8), b""], object), object),
     tag="big-endian-fixed", **_NO_XLA)
+
+
+def _beam_paths(x, lengths):
+    decoded, log_probs = tf.nn.ctc_beam_search_decoder(x, lengths, beam_width=4, top_paths=2)
+    return tuple(t for d in decoded for t in (d.indices, d.values, d.dense_shape)) + \
+        (log_probs,)
+
+
+add("ctc_beam_search_decoder", _beam_paths, R((5, 3, 4), F32), const([5, 3, 1], I32),
+    xla="unimplemented")
+add("ctc_beam_search_decoder", _beam_paths, R((4, 2, 3), F64), const([2, 4], I32),
+    xla="unimplemented")

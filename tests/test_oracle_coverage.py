@@ -64,7 +64,7 @@ NO_XLA = {
         "unicode_encode", "unicode_split", "unicode_transcode", "unsorted_segment_join")},
     **{op: "its result's shape depends on the values" for op in (
         "unique", "unique_with_counts", "where_indices", "segment_max", "segment_mean",
-        "segment_min", "segment_prod", "segment_sum")},
+        "segment_min", "segment_prod", "segment_sum", "ctc_beam_search_decoder")},
 }
 
 # Differentiable ops that no case differentiates, with the reason.

@@ -109,7 +109,7 @@ def _substitute(value, tensors):
     if isinstance(value, list):
         return [_substitute(v, tensors) for v in value]
     if isinstance(value, dict):
-        return {k: _substitute(v, tensors) for k, v in value.items()}
+        return runner.callable_arg(tf, {k: _substitute(v, tensors) for k, v in value.items()})
     return value
 
 

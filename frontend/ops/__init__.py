@@ -13,13 +13,17 @@ from ...ir.families import load_families
 # (space_to_batch_nd and its inverse), partition (dynamic_partition, dynamic_stitch), host
 # (tf.timestamp, tf.check_pinned), conv_raw (tf.conv, conv2d_backprop_*_v2,
 # extract_volume_patches), edit_distance; axes: the axis-attribute helper the families
-# share; unicode_script_table: the ICU script runs.
+# share; unicode_script_table: the ICU script runs. Also image_glimpse
+# (tf.image.extract_glimpse), nn_fractional (tf.nn's fractional pools), image_crop_sampling
+# (tf.image.sample_distorted_bounding_box), image_proposals
+# (tf.image.generate_bounding_box_proposals).
 COMPOSITES = ("image", "image_boxes", "image_geometry", "image_color", "image_quality",
               "image_random", "matrix", "linear_operator", "linear_operator_structured",
               "nn_composites", "nn_conv", "nn_ctc", "nn_windows", "random_composites",
               "signal_mdct", "signal_nd", "tridiagonal_eigen", "program", "array_composites",
               "math_composites", "initializers", "debug_settings", "nn_sampling",
-              "space_batch", "partition", "host", "conv_raw", "edit_distance")
+              "space_batch", "partition", "host", "conv_raw", "edit_distance",
+              "image_glimpse", "nn_fractional", "image_crop_sampling", "image_proposals")
 FAMILIES = load_families(__name__, __path__,
                          not_families=COMPOSITES + ("axes", "unicode_script_table"))
 from . import (image, image_boxes, image_color, image_geometry,  # noqa: E402,F401
@@ -30,3 +34,5 @@ from . import (image, image_boxes, image_color, image_geometry,  # noqa: E402,F4
 from . import (array_composites, debug_settings, initializers,  # noqa: E402,F401
                conv_raw, edit_distance, host, math_composites, nn_sampling, partition,
                space_batch)
+from . import (image_crop_sampling, image_glimpse, image_proposals,  # noqa: E402,F401
+               nn_fractional)

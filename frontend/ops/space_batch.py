@@ -1,8 +1,9 @@
 """TF's space-to-batch rearrangements, composed as TF's XLA kernels are (pad, reshape,
 transpose, slice), so every mode and the gradient come from those ops: `space_to_batch_nd`
-(also `space_to_batch`, `nn.space_to_batch`), `batch_to_space` and
-`required_space_to_batch_paddings`. Block shapes, paddings and crops must be known when the
-op is built (Python values, constants or eager tensors), as XLA requires."""
+(also `space_to_batch`, `nn.space_to_batch`), `batch_to_space`,
+`required_space_to_batch_paddings` and `nn.with_space_to_batch` (a window op made
+atrous). Block shapes, paddings and crops must be known when the op is built (Python
+values, constants or eager tensors), as XLA requires."""
 from __future__ import annotations
 
 import numpy as np
@@ -119,3 +120,73 @@ def required_space_to_batch_paddings(input_shape, block_shape, base_paddings=Non
     dtype = convert_to_tensor(input_shape).dtype
     return (convert_to_tensor(paddings.astype(dtype.np), dtype=dtype),
             convert_to_tensor(crops.astype(dtype.np), dtype=dtype))
+
+
+def _base_paddings(padding, filter_shape, rates, data_format):
+    """[M, 2] paddings of the dilated window before the blocks' extra: SAME pads the dilated
+    filter's reach around each dim (the odd one at the end), VALID none, a list its pairs."""
+    if padding == "EXPLICIT":
+        raise ValueError("'EXPLICIT' is not a valid value for `padding`. To use explicit "
+                         "padding, `padding` must be a list.")
+    if isinstance(padding, (list, tuple)):
+        if len(padding) != 4 or any(not isinstance(p, (list, tuple)) or len(p) != 2
+                                    for p in padding):
+            raise ValueError(f"When padding is a list, it must be of size 4 pairs. "
+                             f"Received: padding={padding}")
+        pairs = np.asarray(padding, np.int64)
+        return pairs[2:] if data_format and data_format.startswith("NC") else pairs[1:-1]
+    if padding == "VALID":
+        return np.zeros([len(rates), 2], np.int64)
+    if padding != "SAME":
+        raise ValueError(f"`padding` must be one of 'SAME' or 'VALID'. Received: "
+                         f"padding={padding}")
+    if filter_shape is None:
+        raise ValueError(f"`filter_shape` must be specified for `padding='SAME'`. Received: "
+                         f"filter_shape={filter_shape} and padding={padding}")
+    extra = (_known(filter_shape, "with_space_to_batch", "filter_shape")[:len(rates)] - 1) \
+        * rates
+    return np.stack([extra // 2, extra - extra // 2], axis=1)
+
+
+@tf_export("nn.with_space_to_batch")
+def with_space_to_batch(input, dilation_rate, padding, op, filter_shape=None,  # noqa: A002
+                        spatial_dims=None, data_format=None):
+    """`op(input, M, padding)` on the space-to-batch form of `input`: the dilation rates
+    become blocks, so a window op over the blocks' batch entries is its atrous form; the
+    result goes back through batch_to_space with the blocks' extra padding cropped."""
+    x = convert_to_tensor(input)
+    rates = _known(dilation_rate, "with_space_to_batch", "dilation_rate")
+    if rates.ndim != 1:
+        raise ValueError(f"`dilation_rate.shape.rank` must be 1. Received: "
+                         f"dilation_rate={rates} of rank {rates.ndim}")
+    m = len(rates)
+    channels_first = data_format is not None and data_format.startswith("NC")
+    first = 2 if channels_first else 1
+    dims = list(range(first, first + m)) if spatial_dims is None else list(spatial_dims)
+    if sorted(set(int(d) for d in dims)) != dims or any(d < 1 for d in dims):
+        raise ValueError(f"`spatial_dims` must be a monotonically increasing sequence of "
+                         f"positive integers. Received: spatial_dims={dims}")
+    rank = dims[-1] + (0 if channels_first else 1)
+    if x.shape.rank is not None and x.shape.rank < rank:
+        raise ValueError(f"`input.shape.rank` must be at least {rank}. Received: "
+                         f"input.shape={x.shape} with rank {x.shape.rank}")
+    if (rates < 1).any():
+        raise ValueError(f"`dilation_rate` must be positive. Received: dilation_rate={rates}")
+    if (rates == 1).all():
+        return op(x, m, padding)
+    base = _base_paddings(padding, filter_shape, rates, data_format)
+    shape = x.shape.as_list()
+    if any(shape[d] is None for d in dims):
+        raise NotImplementedError("with_space_to_batch: the spatial dims of `input` must be "
+                                  "known when the op is built, as XLA requires")
+    spatial = np.asarray([shape[d] for d in dims], np.int64)
+    extra = (-(spatial + base[:, 0] + base[:, 1])) % rates
+    blocks = np.ones(dims[-1], np.int64)
+    paddings = np.zeros([dims[-1], 2], np.int64)
+    crops = np.zeros([dims[-1], 2], np.int64)
+    for i, d in enumerate(dims):
+        blocks[d - 1] = rates[i]
+        paddings[d - 1] = base[i, 0], base[i, 1] + extra[i]
+        crops[d - 1, 1] = extra[i]
+    result = op(space_to_batch_nd(x, blocks, paddings), m, "VALID")
+    return batch_to_space(result, blocks, crops)

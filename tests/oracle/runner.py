@@ -79,12 +79,23 @@ def build(tf, value):
     if isinstance(value, list):
         return [build(tf, v) for v in value]
     if isinstance(value, dict):
-        return {k: build(tf, v) for k, v in value.items()}
+        return callable_arg(tf, {k: build(tf, v) for k, v in value.items()})
     return value
 
 
+def callable_arg(tf, value):
+    """A dict argument whose tensors are built, as the function it spells (spec.WindowOp)."""
+    if not isinstance(value, dict) or "window_op" not in value:
+        return value
+    fn, args, kwargs = resolve(tf, value["window_op"]), value["args"], value["kwargs"]
+    return lambda x, _num_spatial_dims, padding: fn(x, *args, padding=padding, **kwargs)
+
+
 def flat_outputs(out) -> list:
-    """A result as a flat list (a tuple, list, namedtuple or a single tensor)."""
+    """A result as a flat list (a tuple, list, namedtuple, a SparseTensor's three tensors or a
+    single tensor)."""
+    if hasattr(out, "dense_shape"):
+        return [out.indices, out.values, out.dense_shape]
     if isinstance(out, (list, tuple)):
         return [o for x in out for o in flat_outputs(x)]
     return [out]

@@ -34,6 +34,12 @@ def T(values, dtype: str = "float32") -> dict:
     return {"tensor": values, "dtype": dtype}
 
 
+def WindowOp(api: str, *args, **kwargs) -> dict:
+    """An argument that is a window op as `nn.with_space_to_batch` calls one: `op(input,
+    num_spatial_dims, padding)` calls `api(input, *args, padding=padding, **kwargs)`."""
+    return {"window_op": api, "args": list(args), "kwargs": kwargs}
+
+
 def case(api: str, *args, grad: tuple = (), tol: tuple | None = None,
          modes: tuple = MODES, **kwargs) -> dict:
     return {"api": api, "args": list(args), "kwargs": kwargs, "grad": tuple(grad),

@@ -43,8 +43,9 @@ to crash; under XLA an UnimplementedError (a result shape known only at run time
 documented limit, and so is a NotImplementedError with unknown-dim signatures (the gradients
 of pools and convolutions need their window geometry while tracing) or an error saying a size
 must be known while tracing (the composites of README's differences table) or a while_loop
-asking for `shape_invariants` (as TF does there); so is a dtype TypeError from the traced
-gradient of a while body that ran 0 times eagerly (TF builds that gradient too). Where eager's gradient is disconnected (None: the taken branch of a cond is
+asking for `shape_invariants` (as TF does there); so are a dtype TypeError and a
+NotImplementedError from the traced gradient of a branch or loop body eager did not run
+(TF builds those gradients too). Where eager's gradient is disconnected (None: the taken branch of a cond is
 `zeros_like`), the traced modes are checked against the executor: TF 2.21's traced cond has a
 gradient through either branch, 0 * f'(x), NaN where f' is infinite.
 """
@@ -107,10 +108,13 @@ XLA_NOT_CONSTANT = "must be a compile-time constant"
 # and a while_loop whose body loses the loop variable's (None, ...) shape (a squeeze): TF
 # 2.21 raises the same ValueError asking for shape_invariants (seed 301065).
 UNKNOWN_DIMS_LIMITS = ("known while tracing", "use the `shape_invariants` argument")
-# A traced gradient is built for a while body that eager never ran (0 iterations), so a
-# gradient op refusing the dtype (digamma's polygamma on float16) raises TypeError only
-# while tracing, as in TF 2.21 (seed 305441).
-UNRUN_BODY_GRADIENT = "is not supported; allowed:"
+# A traced gradient is built for every branch of a cond/case and for a while body, also for
+# those eager did not run: a gradient op refusing the dtype (digamma's polygamma on float16:
+# TypeError) or a gradient TF leaves undefined there (QR's with full matrices, more rows
+# than columns: NotImplementedError) raises only while tracing, as in TF 2.21 (seeds
+# 305441, 309474).
+UNRUN_BRANCH_GRADIENT = {TypeError: "is not supported; allowed:",
+                         NotImplementedError: "not implemented"}
 
 
 # --- generation ------------------------------------------------------------------------------
@@ -468,8 +472,8 @@ def run_program(prog) -> dict:
             if (mode, type(e).__name__) in DOCUMENTED_REFUSALS or \
                     (mode == "xla" and XLA_NOT_CONSTANT in str(e)) or \
                     (mode == "unknown_dims" and any(m in str(e) for m in UNKNOWN_DIMS_LIMITS)) \
-                    or (prog["wrap"] == "while" and prog["k"] == 0 and prog.get("grad") and
-                        type(e) is TypeError and UNRUN_BODY_GRADIENT in str(e)):
+                    or (prog["wrap"] != "none" and prog.get("grad") and
+                        UNRUN_BRANCH_GRADIENT.get(type(e), "\0") in str(e)):
                 continue
             if want is not None:
                 return {"status": "mismatch", "detail": f"{mode}: raised {type(e).__name__}: "

@@ -1238,3 +1238,5 @@ add("decode_raw", lambda x: tf.io.decode_raw(x, tf.float32, little_endian=False,
                                              fixed_length=8),
     Arg(lambda rng: np.array([rng.bytes(4), rng.bytes(8), b""], object), object),
     tag="big-endian-fixed", **_NO_XLA)
+add("fingerprint", tf.fingerprint, R((3, 2), I32, -9, 9), **_NO_XLA)
+add("fingerprint", tf.fingerprint, words((4,)), **_NO_XLA)

@@ -1,10 +1,17 @@
 """TF-oracle cases for the last names of the breadth work (format: tests/oracle/spec.py):
 ragged_fill_empty_rows and its gradient op (empty rows first, last and between, unsorted row
 ids, no values, string values, TF's refusals; the output size is a run-time value, which XLA
-refuses as TF's; TF registers no gradient for the gradient op), fingerprint, nn.isotonic_regression."""
+refuses as TF's; TF registers no gradient for the gradient op), fingerprint (numbers,
+strings of every FarmHash length class, rows of several strings, empty rows; TF's XLA has no
+kernel for it: op_samples checks the refusal), nn.isotonic_regression."""
 from oracle.spec import T, case
 
 NO_XLA = ("eager", "graph")
+
+
+def text(n):
+    """n characters that differ along the string (every FarmHash length class)."""
+    return "".join(chr(33 + (i * 7) % 90) for i in range(n))
 
 
 def ids(values):
@@ -28,4 +35,15 @@ CASES = [
     case("ragged_fill_empty_rows_grad", ids([]), T([1., 2.], "float64")),
     case("ragged_fill_empty_rows_grad", ids([0, 2]), T([1., 2.]), modes=("eager",)),
     case("ragged_fill_empty_rows_grad", ids([[0]]), T([1., 2.])),
+    case("fingerprint", T([[1, 2], [3, 4], [0, 0]], "int32"), modes=NO_XLA),
+    case("fingerprint", T([text(n) for n in (0, 1, 3, 4, 8, 9, 16, 17, 32, 33, 64, 65, 128,
+                                             200, 1000)], "string"), modes=NO_XLA),
+    case("fingerprint", T([["ab", "c"], ["a", "bc"], ["", ""]], "string"), modes=NO_XLA),
+    case("fingerprint", T([[1.5, "nan"], ["-0.0", "inf"]], "float64"), modes=NO_XLA),
+    case("fingerprint", T([[[True], [False]]], "bool"), modes=NO_XLA),
+    case("fingerprint", T([[1.5], [2.5]], "float16"), modes=NO_XLA),
+    case("fingerprint", T([[], []], "int64"), modes=NO_XLA),
+    case("fingerprint", T([], "uint8"), modes=NO_XLA),
+    case("fingerprint", T(3, "int32")),
+    case("fingerprint", T([1], "int32"), method="md5"),
 ]

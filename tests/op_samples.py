@@ -1240,3 +1240,7 @@ add("decode_raw", lambda x: tf.io.decode_raw(x, tf.float32, little_endian=False,
     tag="big-endian-fixed", **_NO_XLA)
 add("fingerprint", tf.fingerprint, R((3, 2), I32, -9, 9), **_NO_XLA)
 add("fingerprint", tf.fingerprint, words((4,)), **_NO_XLA)
+add("isotonic_regression", lambda x: tf.nn.isotonic_regression(x)[0], R((3, 5), F32),
+    **_NO_XLA)
+add("isotonic_regression", lambda x: tf.nn.isotonic_regression(x, False, axis=0)[0],
+    R((4, 2), F64), tag="increasing-axis0", static="rank", **_NO_XLA)

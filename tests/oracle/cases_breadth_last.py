@@ -3,7 +3,9 @@ ragged_fill_empty_rows and its gradient op (empty rows first, last and between, 
 ids, no values, string values, TF's refusals; the output size is a run-time value, which XLA
 refuses as TF's; TF registers no gradient for the gradient op), fingerprint (numbers,
 strings of every FarmHash length class, rows of several strings, empty rows; TF's XLA has no
-kernel for it: op_samples checks the refusal), nn.isotonic_regression."""
+kernel for it: op_samples checks the refusal), nn.isotonic_regression (both directions,
+ties, NaN, other axes, rank 0 and 1, empty rows, integer and half inputs, its gradient on matrices, the only
+rank whose gradient TF shapes right; TF's XLA has no kernel for it)."""
 from oracle.spec import T, case
 
 NO_XLA = ("eager", "graph")
@@ -46,4 +48,23 @@ CASES = [
     case("fingerprint", T([], "uint8"), modes=NO_XLA),
     case("fingerprint", T(3, "int32")),
     case("fingerprint", T([1], "int32"), method="md5"),
+    case("nn.isotonic_regression", T([[3., 1., 2., 5., 4.], [1., 2., 3., 4., 5.]]), grad=(0,),
+         modes=NO_XLA),
+    case("nn.isotonic_regression", T([[1., 3., 2., 2., 5., 0.]], "float64"), decreasing=False,
+         grad=(0,), modes=NO_XLA),
+    case("nn.isotonic_regression", T([[1., "nan", 2., 0.], [2., 2., 2., -1.]]), grad=(0,),
+         modes=NO_XLA),
+    case("nn.isotonic_regression", T([[4., 1.], [2., 3.], [5., 0.]]), axis=0, grad=(0,),
+         modes=NO_XLA),
+    case("nn.isotonic_regression", T([[[1., 5.], [2., 6.]]], "float16"), decreasing=False,
+         axis=1, modes=NO_XLA),
+    case("nn.isotonic_regression", T([[[1., 5., 2.], [2., 6., 6.]], [[0., 0., 1.], [9., 3., 4.]]],
+                                     "float64"), modes=NO_XLA),
+    case("nn.isotonic_regression", T([0.5, 3., -1., 4.]), modes=NO_XLA),
+    case("nn.isotonic_regression", T(2.), modes=NO_XLA),
+    case("nn.isotonic_regression", T([[], []]), modes=NO_XLA),
+    case("nn.isotonic_regression", T([[1, 3, 2, 7]], "int32"), modes=NO_XLA),
+    case("nn.isotonic_regression", T([[1, 3, 2, 7]], "uint8"), decreasing=False, modes=NO_XLA),
+    case("nn.isotonic_regression", T([[1, 3, 2]], "int64"), modes=NO_XLA),
+    case("nn.isotonic_regression", T([[1., 3.]]), axis=2),
 ]

@@ -13,7 +13,8 @@ from ...ir.families import load_families
 # (space_to_batch_nd and its inverse), partition (dynamic_partition, dynamic_stitch), host
 # (tf.timestamp, tf.check_pinned), conv_raw (tf.conv, conv2d_backprop_*_v2,
 # extract_volume_patches), edit_distance, ragged_rows (tf.ragged_fill_empty_rows),
-# linear_operator_circulant (tf.linalg.LinearOperatorCirculant*); axes: the axis-attribute helper the families
+# linear_operator_circulant (tf.linalg.LinearOperatorCirculant*), random_truncated
+# (tf.random.stateless_parameterized_truncated_normal); axes: the axis-attribute helper the families
 # share; unicode_script_table: the ICU script runs.
 COMPOSITES = ("image", "image_boxes", "image_geometry", "image_color", "image_quality",
               "image_random", "matrix", "linear_operator", "linear_operator_structured",
@@ -21,7 +22,7 @@ COMPOSITES = ("image", "image_boxes", "image_geometry", "image_color", "image_qu
               "signal_mdct", "signal_nd", "tridiagonal_eigen", "program", "array_composites",
               "math_composites", "initializers", "debug_settings", "nn_sampling",
               "space_batch", "partition", "host", "conv_raw", "edit_distance",
-              "ragged_rows", "linear_operator_circulant")
+              "ragged_rows", "linear_operator_circulant", "random_truncated")
 FAMILIES = load_families(__name__, __path__,
                          not_families=COMPOSITES + ("axes", "unicode_script_table"))
 from . import (image, image_boxes, image_color, image_geometry,  # noqa: E402,F401
@@ -32,4 +33,4 @@ from . import (image, image_boxes, image_color, image_geometry,  # noqa: E402,F4
 from . import (array_composites, debug_settings, initializers,  # noqa: E402,F401
                conv_raw, edit_distance, host, math_composites, nn_sampling, partition,
                space_batch)
-from . import linear_operator_circulant, ragged_rows  # noqa: E402,F401
+from . import linear_operator_circulant, ragged_rows, random_truncated  # noqa: E402,F401

@@ -5,7 +5,8 @@ refuses as TF's; TF registers no gradient for the gradient op), fingerprint (num
 strings of every FarmHash length class, rows of several strings, empty rows; TF's XLA has no
 kernel for it: op_samples checks the refusal), nn.isotonic_regression (both directions,
 ties, NaN, other axes, rank 0 and 1, empty rows, integer and half inputs, its gradient on matrices, the only
-rank whose gradient TF shapes right; TF's XLA has no kernel for it)."""
+rank whose gradient TF shapes right; TF's XLA has no kernel for it),
+random.stateless_parameterized_truncated_normal's refusals."""
 from oracle.spec import T, case
 
 NO_XLA = ("eager", "graph")
@@ -67,4 +68,17 @@ CASES = [
     case("nn.isotonic_regression", T([[1, 3, 2, 7]], "uint8"), decreasing=False, modes=NO_XLA),
     case("nn.isotonic_regression", T([[1, 3, 2]], "int64"), modes=NO_XLA),
     case("nn.isotonic_regression", T([[1., 3.]]), axis=2),
+    # random values differ from TF's (tests/ops/test_parameterized_truncated_normal.py checks
+    # the distribution and the gradient); TF's refusals are recorded
+    case("random.stateless_parameterized_truncated_normal", [2], [1, 2], minvals=1.,
+         maxvals=0., modes=("eager",)),
+    case("random.stateless_parameterized_truncated_normal", [2], [1, 2], stddevs=T([1., -1.]),
+         modes=("eager",)),
+    case("random.stateless_parameterized_truncated_normal", [1], [1, 2],
+         minvals=T(["-inf"]), maxvals=T(["inf"]), modes=("eager",)),
+    case("random.stateless_parameterized_truncated_normal", [2], [1, 2], means=T([1.])),
+    case("random.stateless_parameterized_truncated_normal", [2], [1, 2],
+         means=T([1., 2., 3.])),
+    case("random.stateless_parameterized_truncated_normal", [2, 3], [1, 2],
+         means=T([[1.], [2.], [3.]])),
 ]

@@ -1244,3 +1244,6 @@ add("isotonic_regression", lambda x: tf.nn.isotonic_regression(x)[0], R((3, 5), 
     **_NO_XLA)
 add("isotonic_regression", lambda x: tf.nn.isotonic_regression(x, False, axis=0)[0],
     R((4, 2), F64), tag="increasing-axis0", static="rank", **_NO_XLA)
+add("random_index_shuffle", lambda i, m: tf.random_index_shuffle(i, [3, 1, 4], m),
+    Arg(lambda rng: np.arange(6, dtype=np.int64), np.int64),
+    Arg(lambda rng: np.array([5, 9, 70000, 2 ** 33, 6, 8], np.int64), np.int64))

@@ -6,7 +6,9 @@ strings of every FarmHash length class, rows of several strings, empty rows; TF'
 kernel for it: op_samples checks the refusal), nn.isotonic_regression (both directions,
 ties, NaN, other axes, rank 0 and 1, empty rows, integer and half inputs, its gradient on matrices, the only
 rank whose gradient TF shapes right; TF's XLA has no kernel for it),
-random.stateless_parameterized_truncated_normal's refusals."""
+random.stateless_parameterized_truncated_normal's refusals, random_index_shuffle (block sizes
+from 16 to 42 bits, powers of two, max_index 0, per-element seeds and bounds, TF's
+refusals)."""
 from oracle.spec import T, case
 
 NO_XLA = ("eager", "graph")
@@ -81,4 +83,19 @@ CASES = [
          means=T([1., 2., 3.])),
     case("random.stateless_parameterized_truncated_normal", [2, 3], [1, 2],
          means=T([[1.], [2.], [3.]])),
+    case("random_index_shuffle", T(list(range(12)), "int32"), T([1, 2, 3], "int32"),
+         T(11, "int32")),
+    case("random_index_shuffle", T(list(range(10)), "int64"), T([1, 2, 3], "int64"),
+         T(9, "int64"), rounds=8),
+    case("random_index_shuffle", T([0, 1, 65535, 65536], "int64"), T([-7, 0, 2 ** 31], "int64"),
+         T(65536, "int64"), rounds=6),
+    case("random_index_shuffle", T([0, 5, 2 ** 20, 2 ** 31 - 1, 2 ** 40 + 9], "int64"),
+         T([[5, 6, 7], [5, 6, 7], [1, 1, 1], [9, 8, 7], [0, 0, 4]], "int64"),
+         T([3, 5, 2 ** 20 + 3, 2 ** 31 - 1, 2 ** 41], "int64")),
+    case("random_index_shuffle", T(7, "uint32"), T([4, 5, 6], "uint32"), T(0, "uint32")),
+    case("random_index_shuffle", T([3, 0], "int32"), T([[1, 2, 3], [3, 2, 1]], "int32"),
+         T(2 ** 17, "int32")),
+    case("random_index_shuffle", T(5, "int32"), T([1, 2], "int32"), T(10, "int32")),
+    case("random_index_shuffle", T(5, "int32"), T([1, 2, 3], "int32"), T(10, "int64")),
+    case("random_index_shuffle", T(5.), T([1, 2, 3], "int32"), T(10.)),
 ]

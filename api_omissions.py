@@ -53,19 +53,9 @@ OMITTED = {
 # Names still to do, per namespace (written by tools/update_api_not_yet.py).
 # BEGIN NOT_YET
 NOT_YET = {
-    "": """
-        fingerprint ragged_fill_empty_rows ragged_fill_empty_rows_grad
-        random_index_shuffle
-""".split(),
     "nn": """
         ctc_beam_search_decoder fractional_avg_pool fractional_max_pool
-        isotonic_regression learned_unigram_candidate_sampler with_space_to_batch
-""".split(),
-    "linalg": """
-        LinearOperatorCirculant LinearOperatorCirculant2D LinearOperatorCirculant3D
-""".split(),
-    "random": """
-        learned_unigram_candidate_sampler stateless_parameterized_truncated_normal
+        with_space_to_batch
 """.split(),
     "image": """
         extract_glimpse generate_bounding_box_proposals sample_distorted_bounding_box

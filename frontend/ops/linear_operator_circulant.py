@@ -7,8 +7,8 @@ per-axis difference of their (row-major) block coordinates, modulo each block si
 gather of h's entries. The determinant is the spectrum's product and the log |determinant|
 the sum of log |spectrum|; products and solves scale each column's DFT by the spectrum (or
 its conjugate, or their reciprocals); the inverse and adjoint are circulant with spectrum
-1 / spectrum and conj(spectrum). With a real `input_output_dtype` (a Hermitian spectrum) the operator is
-the real part, as TF's."""
+1 / spectrum and conj(spectrum). With a real `input_output_dtype` (a Hermitian spectrum)
+the operator is the real part, as TF's."""
 from __future__ import annotations
 
 import numpy as np

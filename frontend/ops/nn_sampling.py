@@ -4,11 +4,12 @@ hits and the sampled losses built on them (nce_loss, sampled_softmax_loss).
 
 A sampler draws `num_sampled` classes from [0, range_max) by its distribution (uniform;
 log-uniform, Zipfian: P(k) = log((k + 2) / (k + 1)) / log(range_max + 1); a fixed unigram
-table; the learned unigram table as it starts, uniform) and reports each true and sampled class's expected count: P(k) * num_sampled, or
-with `unique` (drawing until num_sampled distinct classes are found, in num_tries draws)
-1 - (1 - P(k)) ** num_tries, TF's formula, which TF also keeps at P(k) * num_sampled when
-no draw was rejected. Unique draws are a while loop, one stateless draw per try from a seed
-drawn once per call with the caller's `seed`, so the loop's draws run alike in every mode.
+table; the learned unigram table as it starts, uniform) and reports each true and sampled
+class's expected count: P(k) * num_sampled, or with `unique` (drawing until num_sampled
+distinct classes are found, in num_tries draws) 1 - (1 - P(k)) ** num_tries, TF's
+formula, which TF also keeps at P(k) * num_sampled when no draw was rejected. Unique draws
+are a while loop, one stateless draw per try from a seed drawn once per call with the
+caller's `seed`, so the loop's draws run alike in every mode.
 The classes drawn differ from TF's (TF draws from Philox streams; README "Differences from
 TF"); the expected counts of the true classes are TF's.
 """

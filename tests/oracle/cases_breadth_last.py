@@ -4,8 +4,8 @@ ids, no values, string values, TF's refusals; the output size is a run-time valu
 refuses as TF's; TF registers no gradient for the gradient op), fingerprint (numbers,
 strings of every FarmHash length class, rows of several strings, empty rows; TF's XLA has no
 kernel for it: op_samples checks the refusal), nn.isotonic_regression (both directions,
-ties, NaN, other axes, rank 0 and 1, empty rows, integer and half inputs, its gradient on matrices, the only
-rank whose gradient TF shapes right; TF's XLA has no kernel for it),
+ties, NaN, other axes, rank 0 and 1, empty rows, integer and half inputs, its gradient on
+matrices, the only rank whose gradient TF shapes right; TF's XLA has no kernel for it),
 random.stateless_parameterized_truncated_normal's refusals, random_index_shuffle (block sizes
 from 16 to 42 bits, powers of two, max_index 0, per-element seeds and bounds, TF's
 refusals)."""

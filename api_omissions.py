@@ -53,19 +53,6 @@ OMITTED = {
 # Names still to do, per namespace (written by tools/update_api_not_yet.py).
 # BEGIN NOT_YET
 NOT_YET = {
-    "": """
-        fingerprint ragged_fill_empty_rows ragged_fill_empty_rows_grad
-        random_index_shuffle
-""".split(),
-    "nn": """
-        isotonic_regression learned_unigram_candidate_sampler
-""".split(),
-    "linalg": """
-        LinearOperatorCirculant LinearOperatorCirculant2D LinearOperatorCirculant3D
-""".split(),
-    "random": """
-        learned_unigram_candidate_sampler stateless_parameterized_truncated_normal
-""".split(),
 }
 # END NOT_YET
 

@@ -1250,3 +1250,12 @@ add("ctc_beam_search_decoder", _beam_paths, R((5, 3, 4), F32), const([5, 3, 1], 
     xla="unimplemented")
 add("ctc_beam_search_decoder", _beam_paths, R((4, 2, 3), F64), const([2, 4], I32),
     xla="unimplemented")
+add("fingerprint", tf.fingerprint, R((3, 2), I32, -9, 9), **_NO_XLA)
+add("fingerprint", tf.fingerprint, words((4,)), **_NO_XLA)
+add("isotonic_regression", lambda x: tf.nn.isotonic_regression(x)[0], R((3, 5), F32),
+    **_NO_XLA)
+add("isotonic_regression", lambda x: tf.nn.isotonic_regression(x, False, axis=0)[0],
+    R((4, 2), F64), tag="increasing-axis0", static="rank", **_NO_XLA)
+add("random_index_shuffle", lambda i, m: tf.random_index_shuffle(i, [3, 1, 4], m),
+    Arg(lambda rng: np.arange(6, dtype=np.int64), np.int64),
+    Arg(lambda rng: np.array([5, 9, 70000, 2 ** 33, 6, 8], np.int64), np.int64))

@@ -65,6 +65,8 @@ NO_XLA = {
     **{op: "its result's shape depends on the values" for op in (
         "unique", "unique_with_counts", "where_indices", "segment_max", "segment_mean",
         "segment_min", "segment_prod", "segment_sum", "ctc_beam_search_decoder")},
+    **{op: "TF's XLA has no kernel for it (op_samples checks the refusal)"
+       for op in ("fingerprint", "isotonic_regression")},
 }
 
 # Differentiable ops that no case differentiates, with the reason.

@@ -12,8 +12,10 @@ from ...ir.families import load_families
 # (tf.executing_eagerly, tf.group, ...), nn_sampling (the candidate samplers), space_batch
 # (space_to_batch_nd and its inverse), partition (dynamic_partition, dynamic_stitch), host
 # (tf.timestamp, tf.check_pinned), conv_raw (tf.conv, conv2d_backprop_*_v2,
-# extract_volume_patches), edit_distance; axes: the axis-attribute helper the families
-# share; unicode_script_table: the ICU script runs. Also image_glimpse
+# extract_volume_patches), edit_distance, ragged_rows (tf.ragged_fill_empty_rows),
+# linear_operator_circulant (tf.linalg.LinearOperatorCirculant*), random_truncated
+# (tf.random.stateless_parameterized_truncated_normal); axes: the axis-attribute helper the
+# families share; unicode_script_table: the ICU script runs. Also image_glimpse
 # (tf.image.extract_glimpse), nn_fractional (tf.nn's fractional pools), image_crop_sampling
 # (tf.image.sample_distorted_bounding_box), image_proposals
 # (tf.image.generate_bounding_box_proposals).
@@ -23,7 +25,8 @@ COMPOSITES = ("image", "image_boxes", "image_geometry", "image_color", "image_qu
               "signal_mdct", "signal_nd", "tridiagonal_eigen", "program", "array_composites",
               "math_composites", "initializers", "debug_settings", "nn_sampling",
               "space_batch", "partition", "host", "conv_raw", "edit_distance",
-              "image_glimpse", "nn_fractional", "image_crop_sampling", "image_proposals")
+              "image_glimpse", "nn_fractional", "image_crop_sampling", "image_proposals",
+              "ragged_rows", "linear_operator_circulant", "random_truncated")
 FAMILIES = load_families(__name__, __path__,
                          not_families=COMPOSITES + ("axes", "unicode_script_table"))
 from . import (image, image_boxes, image_color, image_geometry,  # noqa: E402,F401
@@ -36,3 +39,4 @@ from . import (array_composites, debug_settings, initializers,  # noqa: E402,F40
                space_batch)
 from . import (image_crop_sampling, image_glimpse, image_proposals,  # noqa: E402,F401
                nn_fractional)
+from . import linear_operator_circulant, ragged_rows, random_truncated  # noqa: E402,F401

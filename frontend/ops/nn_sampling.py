@@ -4,11 +4,12 @@ hits and the sampled losses built on them (nce_loss, sampled_softmax_loss).
 
 A sampler draws `num_sampled` classes from [0, range_max) by its distribution (uniform;
 log-uniform, Zipfian: P(k) = log((k + 2) / (k + 1)) / log(range_max + 1); a fixed unigram
-table) and reports each true and sampled class's expected count: P(k) * num_sampled, or
-with `unique` (drawing until num_sampled distinct classes are found, in num_tries draws)
-1 - (1 - P(k)) ** num_tries, TF's formula, which TF also keeps at P(k) * num_sampled when
-no draw was rejected. Unique draws are a while loop, one stateless draw per try from a seed
-drawn once per call with the caller's `seed`, so the loop's draws run alike in every mode.
+table; the learned unigram table as it starts, uniform) and reports each true and sampled
+class's expected count: P(k) * num_sampled, or with `unique` (drawing until num_sampled
+distinct classes are found, in num_tries draws) 1 - (1 - P(k)) ** num_tries, TF's
+formula, which TF also keeps at P(k) * num_sampled when no draw was rejected. Unique draws
+are a while loop, one stateless draw per try from a seed drawn once per call with the
+caller's `seed`, so the loop's draws run alike in every mode.
 The classes drawn differ from TF's (TF draws from Philox streams; README "Differences from
 TF"); the expected counts of the true classes are TF's.
 """
@@ -176,6 +177,17 @@ def log_uniform_candidate_sampler(true_classes, num_true, num_sampled, unique, r
     opname = "LogUniformCandidateSampler"
     return _sample(_LogUniform(_range_max(range_max, opname)), opname, true_classes,
                    num_true, num_sampled, unique, seed)
+
+
+@tf_export("random.learned_unigram_candidate_sampler", "nn.learned_unigram_candidate_sampler")
+def learned_unigram_candidate_sampler(true_classes, num_true, num_sampled, unique, range_max,
+                                      seed=None, name=None):
+    """As uniform_candidate_sampler: TF's sampler starts from a count of 1 per class and
+    learns the true classes after each call; each flowjit call starts from those counts
+    (README "Differences from TF"), so it draws uniformly."""
+    opname = "LearnedUnigramCandidateSampler"
+    return _sample(_Uniform(_range_max(range_max, opname)), opname, true_classes, num_true,
+                   num_sampled, unique, seed)
 
 
 def _unigram_weights(range_max, unigrams, distortion, num_reserved_ids, num_shards, shard):

@@ -285,6 +285,14 @@ def refuse_strings(fname: str, op):
                                f"without jit_compile")
 
 
+def refuse_without_kernel(fname: str, op, tf_name: str):
+    """TF's error for an op its XLA has no kernel for (its class and opening words)."""
+    raise InvalidArgumentError(None, op.name, f"Detected unsupported operations when trying "
+                               f"to compile graph {fname} on XLA_CPU_JIT: {tf_name} (No "
+                               f"registered '{tf_name}' OpKernel for XLA_CPU_JIT devices) at "
+                               f"{_where(op)}; call the function without jit_compile")
+
+
 def _is_string(value) -> bool:
     return isinstance(getattr(value.type, "element_type", None), StringType)
 

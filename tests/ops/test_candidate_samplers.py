@@ -78,7 +78,8 @@ def test_errors_match_tf(name):
     assert want["message"] in str(info.value)
 
 
-@pytest.mark.parametrize("key", ["uniform", "log_uniform", "unigram", "unigram_shard"])
+@pytest.mark.parametrize("key", ["uniform", "log_uniform", "unigram", "unigram_shard",
+                                 "learned"])
 def test_frequencies_follow_probabilities(key):
     p = _probabilities(key)
     draws = 20000
@@ -106,7 +107,8 @@ def test_seeded_calls_repeat(mode):
 
 def test_nn_names_are_the_same_functions():
     for fn in ("uniform_candidate_sampler", "log_uniform_candidate_sampler",
-               "fixed_unigram_candidate_sampler", "all_candidate_sampler"):
+               "fixed_unigram_candidate_sampler", "all_candidate_sampler",
+               "learned_unigram_candidate_sampler"):
         assert getattr(tf.nn, fn) is getattr(tf.random, fn)
 
 

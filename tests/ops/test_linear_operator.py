@@ -49,3 +49,32 @@ def test_operator_algebra_and_properties():
         L.LinearOperatorDiag(1.0)
     with pytest.raises(ValueError, match="non-empty list"):
         L.LinearOperatorComposition([])
+
+
+def test_circulant_of_a_complex_hermitian_spectrum():
+    """A complex spectrum with conjugate pairs gives a real operator: the real circulant of
+    ifft(spectrum) (NumPy's FFT as the reference); its inverse and adjoint stay circulant."""
+    spectrum = np.array([4.0, 1 + 2j, -0.5 + 1j, -0.5 - 1j, 1 - 2j])
+    kernel = np.fft.ifft(spectrum).real
+    want = np.array([[kernel[(r - c) % 5] for c in range(5)] for r in range(5)])
+    op = tf.linalg.LinearOperatorCirculant(tf.constant(spectrum, tf.complex128),
+                                           input_output_dtype=tf.float64)
+    assert op.dtype == tf.float64 and op.block_shape == (5,) and op.is_square
+    np.testing.assert_allclose(op.to_dense().numpy(), want, atol=1e-12)
+    np.testing.assert_allclose(op.determinant().numpy(), np.linalg.det(want), rtol=1e-10)
+    np.testing.assert_allclose(op.inverse().to_dense().numpy(), np.linalg.inv(want),
+                               atol=1e-12)
+    np.testing.assert_allclose(op.adjoint().to_dense().numpy(), want.T, atol=1e-12)
+    x = np.arange(10.0).reshape(5, 2)
+    np.testing.assert_allclose(op.matmul(x).numpy(), want @ x, atol=1e-12)
+
+
+def test_circulant_refusals():
+    L = tf.linalg
+    with pytest.raises(ValueError, match="at least 1 dimensions"):
+        L.LinearOperatorCirculant(tf.constant(1.0))
+    with pytest.raises(ValueError, match="at least 2 dimensions"):
+        L.LinearOperatorCirculant2D(tf.constant([1.0]))
+    with pytest.raises(ValueError, match="at least 3 dimensions"):
+        L.LinearOperatorCirculant3D(tf.constant([[1.0]]))
+    assert L.LinearOperatorCirculant([4.0, 1.0, 1.0]).dtype == tf.complex64

@@ -13,6 +13,7 @@ SAMPLERS = {
     "log_uniform": ("log_uniform_candidate_sampler", {"range_max": 10}),
     "unigram": ("fixed_unigram_candidate_sampler",
                 {"range_max": 10, "unigrams": UNIGRAMS, "distortion": 0.75}),
+    "learned": ("learned_unigram_candidate_sampler", {"range_max": 10}),
     "unigram_shard": ("fixed_unigram_candidate_sampler",
                       {"range_max": 7, "unigrams": UNIGRAMS + [3, 3], "num_reserved_ids": 2,
                        "num_shards": 2, "shard": 1}),
@@ -47,6 +48,10 @@ def cases():
             true_classes=TRUE, num_true=2, num_sampled=4, unique=True)),
         "no_samples": ("uniform_candidate_sampler", dict(
             true_classes=TRUE, num_true=2, num_sampled=0, unique=False, range_max=10)),
+        "learned_columns": ("learned_unigram_candidate_sampler", dict(
+            true_classes=TRUE, num_true=3, num_sampled=4, unique=True, range_max=10)),
+        "learned_range_too_small": ("learned_unigram_candidate_sampler", dict(
+            true_classes=TRUE, num_true=2, num_sampled=11, unique=True, range_max=10)),
         "table_size": ("fixed_unigram_candidate_sampler", dict(
             true_classes=TRUE, num_true=2, num_sampled=3, unique=False, range_max=6,
             unigrams=UNIGRAMS, num_reserved_ids=1, num_shards=2, shard=1)),

@@ -13,7 +13,8 @@ TRIL = [[3.0, 9.0, 9.0], [1.0, -2.0, 9.0], [0.5, 1.0, 4.0]]
 
 
 def build(tf) -> dict:
-    """name -> operator, each of shape [..., 3, 3] (block ones: 1 + 2 rows)."""
+    """name -> operator, of shape [..., 3, 3] (block ones: 1 + 2 rows) but the 2-D and
+    3-D circulants' [6, 6]."""
     L = tf.linalg
     c = lambda v: tf.constant(v, tf.float64)  # noqa: E731
     return {
@@ -55,16 +56,24 @@ def build(tf) -> dict:
             [L.LinearOperatorScaledIdentity(1, c([3.0, 0.5]))],
             [L.LinearOperatorFullMatrix(c([[1.0], [-2.0]])),
              L.LinearOperatorFullMatrix(c([[2.0, 1.0], [-1.0, 3.0]]))]]),
+        # circulant spectra are Hermitian (s[k] = conj(s[-k])), so the real operator is exact
+        "circulant": L.LinearOperatorCirculant(c([[4.0, 1.0, 1.0], [2.0, -0.5, -0.5]]),
+                                               input_output_dtype=tf.float64),
+        "circulant_2d": L.LinearOperatorCirculant2D(
+            c([[3.0, 1.0], [2.0, -0.5], [2.0, -0.5]]), input_output_dtype=tf.float64),
+        "circulant_3d": L.LinearOperatorCirculant3D(
+            c([[[[4.0, 1.0, 1.0]], [[2.0, -0.5, -0.5]]]]), input_output_dtype=tf.float64),
     }
 
 
-X = np.arange(12, dtype=np.float64).reshape(2, 3, 2) / 4 - 1
 V = np.array([[1.0, -2.0, 0.5], [0.0, 3.0, 1.0]])
 
 
 def ask(tf, op) -> dict:
     """name -> tensor of everything compared."""
-    x, v = tf.constant(X), tf.constant(V)
+    n = op.shape[-1]
+    x = tf.constant(np.arange(4 * n, dtype=np.float64).reshape(2, n, 2) / 4 - 1)
+    v = tf.constant(V if n == 3 else np.cos(np.arange(2 * n, dtype=np.float64)).reshape(2, n))
     return {
         "to_dense": op.to_dense(),
         "matmul": op.matmul(x),

@@ -1,0 +1,23 @@
+"""`tf.nn.isotonic_regression`'s op: the non-increasing least-squares fit of each row (the
+last axis), and each element's segment (the run of elements the fit pooled into one value,
+numbered from 0 per row). TF's XLA has no kernel for it."""
+from __future__ import annotations
+
+from .. import dtypes as D
+from ..registry import InferenceError, TT, op
+
+OUTPUT_DTYPES = D.FLOATS
+INPUT_DTYPES = D.FLOATS + (D.int8, D.int16, D.int32, D.int64)
+
+
+@op("isotonic_regression", ("input",), attrs=(("output_dtype", "dtype", D.float32),))
+def _isotonic_regression(types, attrs):
+    x, out = types[0], D.as_dtype(attrs["output_dtype"])
+    if x.dtype not in INPUT_DTYPES:
+        raise InferenceError(f"Value for attr 'T' of {x.dtype.name} is not in the list of "
+                             f"allowed values: bfloat16, half, float, double, int8, int16, "
+                             f"int32, int64")
+    if out not in OUTPUT_DTYPES:
+        raise InferenceError(f"Value for attr 'output_dtype' of {out.name} is not in the list "
+                             f"of allowed values: half, bfloat16, float, double")
+    return TT(out, x.shape), TT(D.int32, x.shape)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import collections
 
 from ...ir import dtypes as D
+from ...ir import errors
 from ..composite.ragged_tensor import RaggedTensor
 from ..composite.sparse_tensor import SparseTensor
 from ..eager.dispatch import apply, convert_to_tensor
@@ -173,12 +174,13 @@ def _sequence_examples(serialized, context_features, sequence_features):
 def _serialized_tensor(serialized, scalar: bool):
     serialized = convert_to_tensor(serialized, dtype=D.string)
     if scalar and serialized.shape.rank not in (None, 0):
-        raise ValueError("Input serialized must be a scalar")
+        raise errors.noted(ValueError("Input serialized must be a scalar"))
     if scalar:
         return reshape(serialized, [])
     if serialized.shape.rank is None:   # the outputs' structure depends on it
-        raise ValueError("flowjit needs the rank of `serialized` (a scalar or a vector) while "
-                         "tracing; give the function's signature a shape")
+        raise errors.noted(ValueError("flowjit needs the rank of `serialized` (a scalar or a "
+                                      "vector) while tracing; give the function's signature "
+                                      "a shape"))
     return serialized
 
 

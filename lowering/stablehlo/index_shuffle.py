@@ -4,10 +4,8 @@ runs while any element exceeds its bound."""
 from __future__ import annotations
 
 import numpy as np
-from jaxlib.mlir import ir
-from jaxlib.mlir.dialects import stablehlo as hlo
-
 from ...ir import dtypes as D
+from ...runtime.jax_internals import hlo, ir
 from ...runtime.kernels.index_shuffle import shuffle
 from .core import register_lowering
 

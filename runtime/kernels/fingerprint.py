@@ -1,7 +1,8 @@
 """Kernel of `fingerprint`: FarmHash's Fingerprint64 of each row's bytes (text.py's, which
-`strings.to_hash_bucket_fast` uses too). A row of numbers is its elements' bytes in memory order; a row of one string is the string's
-bytes; a row of several strings is the concatenation of their fingerprints (TF's rule, which
-keeps ["ab", "c"] apart from ["a", "bc"])."""
+`strings.to_hash_bucket_fast` uses too). A row of numbers is its elements' bytes in memory
+order; a row of one string is the string's bytes; a row of several strings is the
+concatenation of their fingerprints (TF's rule, which keeps ["ab", "c"] apart from
+["a", "bc"])."""
 from __future__ import annotations
 
 import numpy as np

@@ -587,7 +587,7 @@ def _scatter_shapes(ix: TT, upd: TT, out_shape):
     n_out = num_elements(out_shape)
     if n_out == 0 and (num_elements(ix.shape) or num_elements(upd.shape)):
         raise InferenceError("Indices and updates specified for empty output shape")
-    if k == 0 and n_out != 0:
+    if k == 0 and n_out not in (0, None):   # an unknown size is checked at run time
         raise InferenceError("indices.shape[-1] must be at least 1, got 0")
     if k > len(out_shape):
         raise InferenceError(f"indices.shape[-1] = {k} must be <= the output rank "

@@ -1104,3 +1104,15 @@ def test_shape_argument_of_unknown_length_gives_an_unknown_rank():
                                       np.arange(4, dtype=np.float32).reshape(n))
     with pytest.raises(tf.errors.InvalidArgumentError, match="4 values.*has 6"):
         f(tf.constant([2, 3]))
+
+
+def test_empty_index_vectors_with_a_size_unknown_while_tracing():
+    """indices.shape[-1] == 0 is valid for an empty tensor (TF 2.21 agrees eagerly and
+    traced); with the tensor's size unknown while tracing the check waits for run time
+    (fuzz seed 345527 refused it while tracing)."""
+    sig = [tf.TensorSpec([None], tf.int8), tf.TensorSpec([0], tf.int64)]
+    f = tf.function(lambda t, i: tf.tensor_scatter_nd_add(t, i, t), input_signature=sig)
+    empty, no_index = tf.zeros([0], tf.int8), tf.zeros([0], tf.int64)
+    assert f(empty, no_index).shape == (0,)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="must be at least 1, got 0"):
+        f(tf.zeros([3], tf.int8), no_index)

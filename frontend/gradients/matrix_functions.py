@@ -11,9 +11,15 @@ from ..ops.matrix import matrix_transpose
 from ._util import gradient
 
 
+def _size(x):
+    """The matrices' size m: a Python int when known while tracing, else a scalar tensor."""
+    m = x.shape.as_list()[-1]
+    return A.shape(x)[-1] if m is None else m
+
+
 def _kron(a, b):
     """The Kronecker products of two batches of m x m matrices: [..., m*m, m*m]."""
-    m = a.shape.as_list()[-1]
+    m = _size(a)
     batch = A.shape(a)[:-2]
     product = M.multiply(a[..., :, None, :, None], b[..., None, :, None, :])
     return A.reshape(product, A.concat([batch, [m * m, m * m]], 0))
@@ -22,7 +28,7 @@ def _kron(a, b):
 @gradient("matrix_square_root")
 def _matrix_square_root_grad(op, g):
     root = op.outputs[0]
-    m = root.shape.as_list()[-1]
+    m = _size(root)
     eye = A.eye(m, dtype=root.dtype)
     system = M.add(_kron(matrix_transpose(root), M.multiply(A.ones_like(root), eye)),
                    _kron(M.multiply(A.ones_like(root), eye), root))

@@ -148,12 +148,17 @@ def record():
     return out
 
 
-if __name__ == "__main__":
-    path = os.path.join(os.path.dirname(__file__), "..", "tests", "data", "tfdata.json")
-    recorded = record()
-    with open(path, "w") as f:   # one case per line: small diffs when a case changes
+def write_grouped(path, groups: dict):
+    """{group: {case name: record}} as JSON with one case per line: small diffs when a
+    case changes."""
+    with open(path, "w") as f:
         f.write("{\n" + ",\n".join(
             f'{json.dumps(group)}: {{\n' + ",\n".join(
                 f"{json.dumps(name)}: {json.dumps(case, sort_keys=True)}"
                 for name, case in sorted(cases.items())) + "\n}"
-            for group, cases in sorted(recorded.items())) + "\n}\n")
+            for group, cases in sorted(groups.items())) + "\n}\n")
+
+
+if __name__ == "__main__":
+    write_grouped(os.path.join(os.path.dirname(__file__), "..", "tests", "data", "tfdata.json"),
+                  record())

@@ -26,6 +26,12 @@ def _polygamma(n, x):
     whole = (n == np.floor(n)) & (n >= 0)
     order = np.where(whole, n, 0).astype(np.int64)
     out = np.where((order > 0) & (x == np.inf), 0.0, _sc().polygamma(order, x))
+    # At a pole x = 0, -1, ... TF's order n is (-1)^(n+1) n! zeta(n+1, x), and its zeta is
+    # +inf for an even n+1 but NaN for an odd one; order 0 is digamma, NaN there (SciPy:
+    # -inf for every even order, +-inf for order 0 at +-0).
+    pole = (x <= 0) & (x == np.floor(x))
+    out = np.where(pole & (order % 2 == 0), np.nan, out)
+    out = np.where(order == 0, _digamma(x), out)
     return np.where(whole, out, np.nan)
 
 
@@ -39,6 +45,14 @@ def _digamma(x):
     return np.where(x == 0, np.nan, _sc().psi(x))
 
 
+def _zeta(x, q):
+    """Hurwitz zeta as TF's: at a whole q <= 0 (-inf included) +inf for an even whole x > 1,
+    NaN for any other x > 1 (SciPy: +inf for every x)."""
+    pole = (x > 1) & (q <= 0) & (q == np.floor(q))
+    even = (x == np.floor(x)) & (np.fmod(x, 2) == 0)
+    return np.where(pole, np.where(even, np.inf, np.nan), _sc().zeta(x, q))
+
+
 def _scipy(name):
     return lambda *args: getattr(_sc(), name)(*args)
 
@@ -48,7 +62,7 @@ UNARY = {
     "lgamma": _lgamma, "digamma": _digamma, "bessel_i0": _scipy("i0"),
     "bessel_i0e": _scipy("i0e"), "bessel_i1": _scipy("i1"), "bessel_i1e": _scipy("i1e"),
 }
-BINARY = {"polygamma": _polygamma, "zeta": _scipy("zeta"), "nextafter": np.nextafter}
+BINARY = {"polygamma": _polygamma, "zeta": _zeta, "nextafter": np.nextafter}
 
 
 def _in_float64(fn):

@@ -147,8 +147,15 @@ CASES = [
     case("math.polygamma", T([0., 1., 2., 3.]), T([0.5, 2., -1.5, 4.]), grad=(1,)),
     case("math.polygamma", T([[1.], [1.5], [-1.]], "float64"), T([1., 3.], "float64"),
          grad=(1,)),
+    # order 0 at digamma's poles (0, -0, negative integers), higher orders there
+    case("math.polygamma", T([0., 0., 0., 0., 0., 1., 1., 2.], "float64"),
+         T([0., "-0.0", -1., -2.5, "inf", 0., -2., "-0.0"], "float64"), grad=(1,)),
     case("math.zeta", T([2., 3., 1., 0.5, 4.]), T([1., 2., 1., 1., -1.5]), grad=(1,)),
     case("math.zeta", T([[2.], [3.5]], "float64"), T([0.5, 10.], "float64"), grad=(1,)),
+    # q at and below 0: whole q are poles (+inf or NaN by the parity of x), a fractional q
+    # needs a whole x
+    case("math.zeta", T([[2.], [3.], [2.5]], "float64"),
+         T([0., "-0.0", -2., -2.5, "-inf"], "float64"), grad=(1,)),
     case("math.nextafter", T([0., 1., -1., "inf", "nan", 1., 0.]),
          T([1., 2., -2., 0., 1., "nan", -1.])),
     case("math.nextafter", T([1., 0.], "float64"), T([0., 1.], "float64")),

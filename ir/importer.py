@@ -38,6 +38,16 @@ def location_parts(loc):
     return loc.desc.data, None, None, None
 
 
+def describe_location(loc) -> str:
+    """A location for an error text: `<function>/<node>, file:line`, the node alone when it
+    has no source line."""
+    parts = location_parts(loc)
+    if parts is None:
+        return "unknown location"
+    label, file, line, _ = parts
+    return f"{label}, {file}:{line}" if file else label
+
+
 def _name_loc(desc: StringAttr, source) -> NameLoc:
     """`NameLoc(desc, source)` without its constraint checks: a NameLoc made by its
     constructor verifies its parameters (about 4.7 us, a node's most costly attribute, where

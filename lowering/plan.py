@@ -11,6 +11,7 @@ from xdsl.dialects.builtin import ModuleOp, TensorType
 from ..ir.dialect import CaseOp, CondOp, CreateTokenOp, DfOp, TokenType, WhileOp, YieldOp, \
     from_xdsl_type
 from ..ir.errors import UnimplementedError
+from ..ir.importer import describe_location
 from ..runtime.executor import Plan
 from ..runtime.steps import CASE, COND, MANY, NONE, ONE, WHILE, Loop, Step, StepLabel
 from ..runtime.kernels import KERNELS, bind_attr_operands
@@ -38,13 +39,8 @@ def _entry(module: ModuleOp, name):
     return fns[0]
 
 
-def _format_location(loc) -> str:
-    text = str(loc)
-    return text[5:-1] if text.startswith("loc(") else text
-
-
 def _label(op) -> str:
-    return _format_location(op.location)
+    return describe_location(op.location)
 
 
 # NumPy dtypes whose 0-d values the generated code computes with Python operators on NumPy
@@ -152,7 +148,7 @@ class _Builder:
         ins = self._ins(op.operands)
         outs = self._outs(op.results)
         attrs = op.python_attrs()
-        label = StepLabel(name, op.location, _format_location)
+        label = StepLabel(name, op.location, describe_location)
         if op.opdef.tensor_attrs and len(ins) > len(op.opdef.inputs):
             fn = bind_attr_operands(op.opdef, fn, attrs)
         if len(outs) == 0:

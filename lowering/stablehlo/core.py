@@ -30,7 +30,7 @@ from ...ir.axes import axis_source, nonnegative_axes
 from ...ir.dialect import (CreateTokenOp, ResourceType, StringType, TokenType, YieldOp,
                            decode_attr, from_xdsl_type)
 from ...ir.errors import InternalError, InvalidArgumentError, UnimplementedError
-from ...ir.importer import location_parts
+from ...ir.importer import describe_location, location_parts
 from ...ir.registry import OPS, REQUIRED
 from ...runtime.jax_internals import hlo, ir, make_ir_context, mlir_func
 from .. import rule_generation
@@ -265,11 +265,7 @@ class LoweringContext(Builders):
 
 
 def _where(op) -> str:
-    parts = location_parts(op.location)
-    if parts is None:
-        return "unknown location"
-    label, file, line, _ = parts
-    return f"{label}, {file}:{line}" if file else label
+    return describe_location(op.location)
 
 
 def refuse_strings(fname: str, op):

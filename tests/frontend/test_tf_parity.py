@@ -1,5 +1,7 @@
 """TF 2.21's trace-time semantics, error classes and ConcreteFunction surface. Every
 expectation was recorded by running the same code under TensorFlow 2.21."""
+import re
+
 import numpy as np
 import pytest
 
@@ -214,6 +216,20 @@ def test_run_time_shape_mismatch_is_invalid_argument_naming_op_and_line(case, ji
     text = str(info.value)
     assert case in text and __file__ in text
     assert "gufunc" not in text and "could not be broadcast" not in text
+
+
+def test_kernel_error_at_run_time_names_the_node_and_line():
+    # TF 2.21: "Input is not invertible." and "[[{{node MatrixInverse}}]]", the line in its
+    # traceback; the node's line is plain text, not an MLIR location
+    @tf.function
+    def invert(x):
+        return tf.linalg.inv(x)
+
+    with pytest.raises(InvalidArgumentError, match="Input is not invertible") as info:
+        invert(tf.zeros((2, 2)))
+    line = invert.python_function.__code__.co_firstlineno + 2
+    assert re.search(rf"\[\[node invert/matrix_inverse\w*, {re.escape(__file__)}:{line}\]\]",
+                     str(info.value)), str(info.value)
 
 
 # --- ConcreteFunction and Function surface -------------------------------------------------------

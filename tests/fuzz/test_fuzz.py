@@ -101,3 +101,53 @@ def test_nan_either_accepts_a_nan_on_either_side_only():
                       nan_either=True)
     assert not fuzz.close(np.array([np.nan, 2.0], f64), np.array([0.0, 1.0], f64),
                           nan_either=True)
+
+
+def _program(chain, values, wrap="none", k=0, variable=False, grad=False):
+    return {"seed": 0, "values": [np.asarray(v) for v in values], "chain": chain, "wrap": wrap,
+            "k": k, "variable": variable, "grad": grad}
+
+
+def test_a_difference_within_the_programs_conditioning_is_accepted():
+    # seed 351167: tan(exp(bessel_i0(x))) at x = -4.1 turns bessel_i0's 1-ulp difference
+    # under XLA into 1.2e-9; eager itself moves further when x moves by a few ulps
+    x = np.array([-4.107924972021367, 0.2841653306725413])
+    prog = _program([("bessel_i0", [1], {}, None), ("exp", [2], {}, None),
+                     ("tan", [3], {}, None)], [x, x])
+    assert fuzz.run_program(prog)["status"] == "ok"
+
+    def program(x0, x1):
+        return fuzz._build(prog)(x0, x1)
+    want = (np.tan(np.exp(np.i0(x))),)
+    # 1e-9 off at both: within the spread at x = -4.1, not at the well-conditioned 0.28
+    moved = (want[0] + 1e-9,)
+    accepted = fuzz._within_conditioning(program, prog["values"], moved, want)[0]
+    assert accepted.tolist() == [want[0][0], moved[0][1]]
+    far = (want[0] + 1e-3,)   # well outside what 4 ulps of x move
+    assert fuzz._within_conditioning(program, prog["values"], far, want)[0].tolist() == \
+        far[0].tolist()
+    ints = [np.array([1, 2], np.int32)] * 2   # no float input: no allowance
+    assert fuzz._within_conditioning(program, ints, moved, want) is None
+
+
+def test_xla_abs_of_the_integer_minimum_is_unchecked_only_there():
+    # seed 352574: XLA takes abs(x) >= 0; TF 2.21 under jit_compile gives -1 as well
+    chain = [("abs", [0], {}, None), ("floordiv", [1, 2], {}, None)]
+    a = np.array([[-4, 5], [np.iinfo(np.int32).min, 4]], np.int32)
+    b = np.array([[0, 3], [-2, 4]], np.int32)
+    assert fuzz.run_program(_program(chain, [a, b]))["status"] == "ok"
+    assert fuzz.XLA_INT_MIN_UNCHECKED == {"abs"}
+
+
+def test_a_gradient_kernel_refusing_values_of_a_disconnected_branch_is_tfs_behaviour():
+    # seed 357845: eager's gradient is None (the case takes zeros_like); the traced gradient
+    # runs slogdet's backward, whose matrix_inverse refuses a matrix holding -inf, as TF's
+    m = np.array([[[-1.8674, 1.2233], [-0.0012568, -np.inf]], [[1., 2.], [3., 4.]]])
+    chain = [("matrix_inverse", [0], {"adjoint": True}, None),
+             ("log_matrix_determinant", [2], {}, 1)]
+    prog = _program(chain, [m, np.array([1.0, 2.0])], wrap="case", k=0, grad=True)
+    assert fuzz.run_program(prog)["status"] == "ok"
+    # the same error from the forward program is still a mismatch
+    forward_error = _program([("matrix_inverse", [0], {}, None)],
+                             [np.zeros((2, 2)), np.ones(2)], wrap="case", k=0, grad=True)
+    assert fuzz.run_program(forward_error)["status"] != "ok"

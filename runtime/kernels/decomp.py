@@ -22,15 +22,27 @@ def qr(x, *, full_matrices):
     return q.astype(x.dtype, copy=False), r.astype(x.dtype, copy=False)
 
 
+def _nonfinite_matrices(a):
+    """A mask [..., 1, 1] of the matrices holding a NaN or an infinity."""
+    return ~np.isfinite(a).all(axis=(-2, -1), keepdims=True)
+
+
 @kernel("svd")
 def svd(x, *, compute_uv, full_matrices):
+    """A matrix holding NaN or inf gets NaN in every output, as TF's; LAPACK is given zeros
+    for it instead (its SVD raises on NaN and can loop forever on an infinity)."""
     a = _compute(x)
+    bad = _nonfinite_matrices(a)
+    a = np.where(bad, 0, a)
+
+    def nan_where_bad(t, rows_bad):
+        return np.where(rows_bad, np.nan, t).astype(x.dtype, copy=False)
     if not compute_uv:
-        return np.linalg.svd(a, compute_uv=False).astype(x.dtype, copy=False), _empty(x), \
-            _empty(x)
+        s = np.linalg.svd(a, compute_uv=False)
+        return nan_where_bad(s, bad[..., 0]), _empty(x), _empty(x)
     u, s, vh = np.linalg.svd(a, full_matrices=full_matrices)
-    return (s.astype(x.dtype, copy=False), u.astype(x.dtype, copy=False),
-            np.swapaxes(vh, -1, -2).astype(x.dtype, copy=False))
+    return (nan_where_bad(s, bad[..., 0]), nan_where_bad(u, bad),
+            nan_where_bad(np.swapaxes(vh, -1, -2), bad))
 
 
 @kernel("self_adjoint_eig")
@@ -46,6 +58,9 @@ def self_adjoint_eig(x, *, compute_v):
 def eig(x, *, compute_v):
     a = _compute(x)
     out = np.complex128 if x.dtype == np.float64 else np.complex64
+    if not np.isfinite(a).all():   # TF's text (NumPy raises LinAlgError)
+        raise InvalidArgumentError(None, "eig", "Eigen decomposition was not successful. "
+                                   "The input might not be valid.")
     if not compute_v:
         return np.linalg.eigvals(a).astype(out), np.zeros((0,), out)
     e, v = np.linalg.eig(a)

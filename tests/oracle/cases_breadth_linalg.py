@@ -5,6 +5,8 @@ singular values, eigenvalues, QR (Householder in both LAPACK and Eigen: the same
 without pivot ties, pseudo-inverses, ranks and errors."""
 from oracle.spec import T, case
 
+EAGER_GRAPH = ("eager", "graph")
+
 SQ = T([[4, 1, 2], [1, 3, 0.5], [2, 0.5, 5]])
 NONSYM = T([[2, 7, -1], [1, 3, 9], [0.5, -2, 4]], "float64")  # only the lower part is read
 WIDE = T([[1, 2, 3, 4], [0, -1, 2, 0.5], [3, 0, 1, -2]], "float64")
@@ -20,6 +22,13 @@ CASES = [
     case("linalg.svd", ZEROS, compute_uv=False),
     case("linalg.svd", T([1.0, 2.0])),
     case("linalg.svd", T([[1, 2]], "int32")),
+    # a matrix holding NaN or inf: every output NaN (LAPACK raises or loops there); under XLA
+    # TF's values are XLA's own (the fuzzer's XLA_NONFINITE_UNCHECKED)
+    case("linalg.svd", T([[[1, "nan"], [2, 3]], [["inf", 1], [1, 3]]], "float64"),
+         modes=EAGER_GRAPH),
+    case("linalg.svd", T([[[1, "nan"], [2, 3]], [[3, 0], [0, -2]]]), compute_uv=False,
+         modes=EAGER_GRAPH),
+    case("linalg.eig", T([[1, "nan"], [2, 3]], "float64"), modes=EAGER_GRAPH),
     case("linalg.eigvalsh", NONSYM, grad=(0,)),
     case("linalg.eigvalsh", T([[[2, 0], [1, 3]], [[1, 5], [5, 1]]]), grad=(0,)),
     case("linalg.eigvalsh", T([[1, 2, 3], [4, 5, 6]])),

@@ -30,8 +30,10 @@ def _jax_module_text(fn_key, avals: tuple) -> str:
     import jax
     fn = JAX_FUNCTIONS[fn_key[0]](*fn_key[1:])
     with jax.enable_x64(True):
-        return jax.jit(fn).lower(*[jax.ShapeDtypeStruct(shape, np.dtype(dtype))
-                                   for shape, dtype in avals]).as_text()
+        # keep_unused: the call passes every input, also those jax sees no use for (all of
+        # them when the result is empty)
+        return jax.jit(fn, keep_unused=True).lower(
+            *[jax.ShapeDtypeStruct(shape, np.dtype(dtype)) for shape, dtype in avals]).as_text()
 
 
 def _module_of(block):

@@ -2,13 +2,17 @@
 and continued fractions of XLA's client library), lowered for the operands' shapes and
 called from the module (decomp.call_jax). The operands are broadcast to the result's shape
 and computed in float64 (float32's series lose digits TF's kernels keep); outside the domain
-(a <= 0, x < 0; betainc's b <= 0 or x > 1) the result is TF's NaN, where jax gives limits."""
+(a <= 0, x < 0; betainc's b <= 0 or x > 1) the result is TF's NaN, where jax gives limits.
+From a = ASYMPTOTIC_A on, the gamma functions are the eager kernels' asymptotic expansion
+written in jax.numpy (XLA's series cancel there, and never end near a = 1e30); the series
+get a = x = 1 in those places, so every loop ends."""
 from __future__ import annotations
 
 import numpy as np
 
 from ...ir import dtypes as D
 from ...runtime.jax_internals import hlo
+from ...runtime.kernels.special_incomplete import ASYMPTOTIC_A, igamma_asymptotic
 from .core import register_lowering
 from .decomp import JAX_FUNCTIONS, call_jax
 
@@ -20,13 +24,30 @@ def _lax(name):
     return make
 
 
-# op -> (jax.lax function of the same arguments, the operands that must be positive)
-LAX = {"igamma": ("igamma", (0,)), "igammac": ("igammac", (0,)),
-       "igamma_grad_a": ("igamma_grad_a", (0,)), "betainc": ("betainc", (0, 1))}
+def _gamma(name, pick):
+    """jax.lax's `name` below ASYMPTOTIC_A, result `pick` of igamma_asymptotic from it on."""
+    def make():
+        import jax
+        import jax.numpy as jnp
+        from jax.scipy.special import erfc
+        series = getattr(jax.lax, name)
+
+        def gamma(a, x):
+            big = a >= ASYMPTOTIC_A
+            small = series(jnp.where(big, 1.0, a), jnp.where(big, 1.0, x))
+            return jnp.where(big, igamma_asymptotic(jnp, erfc, a, x)[pick], small)
+        return gamma
+    return make
 
 
-def _declare(name, lax_name, positive):
-    JAX_FUNCTIONS[f"lax.{lax_name}"] = _lax(lax_name)
+# op -> (its jax function, the operands that must be positive)
+LAX = {"igamma": (_gamma("igamma", 0), (0,)), "igammac": (_gamma("igammac", 1), (0,)),
+       "igamma_grad_a": (_gamma("igamma_grad_a", 2), (0,)),
+       "betainc": (_lax("betainc"), (0, 1))}
+
+
+def _declare(name, make, positive):
+    JAX_FUNCTIONS[f"lax.{name}"] = make
 
     def rule(ctx, op, *operands):
         t = ctx.result_type(op)
@@ -38,12 +59,12 @@ def _declare(name, lax_name, positive):
         outside.append(ctx.compare(wide[-1], zero, "LT"))
         if name == "betainc":
             outside.append(ctx.compare(wide[-1], one, "GT"))
-        out = call_jax(ctx, (f"lax.{lax_name}",), *wide)[0]
+        out = call_jax(ctx, (f"lax.{name}",), *wide)[0]
         for mask in outside:
             out = hlo.select(mask, ctx.splat(np.nan, f), out)
         return ctx.convert(out, dt)
     register_lowering(name)(rule)
 
 
-for _n, (_l, _p) in LAX.items():
-    _declare(_n, _l, _p)
+for _n, (_make, _p) in LAX.items():
+    _declare(_n, _make, _p)

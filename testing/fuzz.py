@@ -19,42 +19,45 @@ and the run goes on. A mismatch is shrunk
 
 Tolerance policy (`close`): integers and bools exact; floats within rtol = atol = TOL[dtype]
 (complex: each component at its real type's TOL), NaN where eager has NaN, infinities equal;
-beyond TOL, a float element within twice the distance eager's own result moves when the real
-float inputs move by PERTURB_ULPS units in the last place (a chain ill-conditioned at its
-inputs amplifies a last-place difference between two correct kernels past any fixed TOL).
+beyond TOL, a float or complex element within twice the distance eager's own result moves when
+each element of each float input moves by PERTURB_ULPS units in the last place, either way (a
+chain ill-conditioned at its inputs amplifies a last-place difference between two correct
+kernels past any fixed TOL; for `XLA_NORMWISE` ops the largest such distance in the result).
 XLA-caused differences are allowed explicitly: subnormal results flushed to zero (|x| <
 finfo.tiny counts as 0), FMA contraction and reciprocal rewrites (covered by TOL),
 float16/bfloat16 evaluated in float32 (their TOL is their epsilon scale), the results of
-`XLA_NORMWISE` matrix functions (another algorithm under XLA) within TOL of the result's
-largest entry, and the gradients of `XLA_MASKED_GRADIENTS` at a NaN extreme: XLA's simplifier
-turns `cast(x == max) / count` into a select, so the 0/0 that makes TF's eager gradient NaN is
-never formed (TF 2.21 under jit_compile gives a finite gradient too); the results of
-`XLA_UNCHECKED` ops under XLA (searchsorted on an unsorted or NaN-holding sequence: TF's XLA
-counts where its kernel binary-searches, so TF 2.21 differs between its own modes; bitcast of a
-NaN, whose bits XLA and eager choose differently) and of `XLA_NONFINITE_UNCHECKED` ones given
-NaN/Inf inputs (XLA's LU/Cholesky are not LAPACK's; TF 2.21 differs likewise), integer programs
-taking the `XLA_INT_MIN_UNCHECKED` abs of an input holding the type's minimum (XLA's simplifier
-takes abs(x) >= 0), and, with `XLA_NAN_UNDETECTED` ops, any value where eager gives NaN (XLA's
-Cholesky does not detect a matrix that is not positive definite; TF 2.21 neither), with
-`XLA_NAN_EITHER` ops any value where either result is NaN (zeta outside its domain; TF 2.21
-alike); under XLA, the tolerance of the program's input dtype where it is float16/bfloat16 (XLA
-keeps float32 across a cast to float32 that eager rounds first) and, for complex programs, any
-value where either result is NaN or infinite (from NaN/Inf inputs or an overflow inside) (XLA's
-complex abs/log/division do not follow C99's special values, "an infinite part wins": TF 2.21
-under jit_compile gives NaN for abs(nan - inf j) too, and its division by another formula can
-leave a part finite). A program whose eager run raises is only checked not to crash; under XLA
-an UnimplementedError (a result shape known only at run time) is the documented limit, as is
-TF's "No registered ... OpKernel for XLA_CPU_JIT" refusal of an op TF's XLA has no kernel for,
-and so is a NotImplementedError with unknown-dim signatures (the gradients of pools and
-convolutions need their window geometry while tracing) or an error saying a size must be known
-while tracing (the composites of README's differences table) or a while_loop asking for
-`shape_invariants` (as TF does there); so are a dtype TypeError and a NotImplementedError from
-the traced gradient of a branch or loop body eager did not run (TF builds those gradients too),
-and, where eager's gradient is disconnected, an InvalidArgumentError from a traced gradient
-kernel the forward program does not raise (TF's traced gradient runs those kernels, with a zero
-upstream, too). Where eager's gradient is disconnected (None: the taken branch of a cond is
-`zeros_like`), the traced modes are checked against the executor: TF 2.21's traced cond has a
-gradient through either branch, 0 * f'(x), NaN where f' is infinite.
+`XLA_NORMWISE` matrix functions and FFTs (another algorithm under XLA) within TOL of the
+result's largest entry, and the gradients of `XLA_MASKED_GRADIENTS` at a NaN extreme: XLA's
+simplifier turns `cast(x == max) / count` into a select, so the 0/0 that makes TF's eager
+gradient NaN is never formed (TF 2.21 under jit_compile gives a finite gradient too); the
+results of `XLA_UNCHECKED` ops under XLA (searchsorted on an unsorted or NaN-holding sequence:
+TF's XLA counts where its kernel binary-searches, so TF 2.21 differs between its own modes;
+bitcast of a NaN, whose bits XLA and eager choose differently) and of `XLA_NONFINITE_UNCHECKED`
+ones given NaN/Inf or huge inputs (XLA's LU/Cholesky are not LAPACK's; TF 2.21 differs
+likewise), integer programs taking the `XLA_INT_MIN_UNCHECKED` abs of an input holding the
+type's minimum (XLA's simplifier takes abs(x) >= 0), and, with `XLA_NAN_UNDETECTED` ops, any
+value where eager gives NaN (XLA's Cholesky does not detect a matrix that is not positive
+definite; TF 2.21 neither), with `XLA_NAN_EITHER` ops any value where either result is NaN
+(zeta outside its domain; TF 2.21 alike); under XLA, the tolerance of the program's input dtype
+where it is float16/bfloat16 (XLA keeps float32 across a cast to float32 that eager rounds
+first) and, for complex programs, any value where either result is NaN or infinite (from
+NaN/Inf inputs or an overflow inside), and their integer and bool results given NaN/Inf or huge
+inputs (XLA's complex abs/log/division do not follow C99's special values, "an infinite part
+wins": TF 2.21 under jit_compile gives NaN for abs(nan - inf j) too, and its division by
+another formula can leave a part finite). A program whose eager run raises is only checked not
+to crash; under XLA an UnimplementedError (a result shape known only at run time) is the
+documented limit, as is TF's "No registered ... OpKernel for XLA_CPU_JIT" refusal of an op TF's
+XLA has no kernel for, and so is a NotImplementedError with unknown-dim signatures (the
+gradients of pools and convolutions need their window geometry while tracing) or an error
+saying a size must be known while tracing (the composites of README's differences table) or a
+while_loop asking for `shape_invariants` (as TF does there); so are a dtype TypeError and a
+NotImplementedError from the traced gradient of a branch or loop body eager did not run (TF
+builds those gradients too), and, where eager's gradient is disconnected, an
+InvalidArgumentError from a traced gradient kernel the forward program does not raise (TF's
+traced gradient runs those kernels, with a zero upstream, too). Where eager's gradient is
+disconnected (None: the taken branch of a cond is `zeros_like`), the traced modes are checked
+against the executor: TF 2.21's traced cond has a gradient through either branch, 0 * f'(x),
+NaN where f' is infinite.
 """
 from __future__ import annotations
 
@@ -89,7 +92,11 @@ XLA_UNCHECKED = {"searchsorted", "bitcast"}
 # ... and, when an input holds NaN/Inf, the results of XLA's matrix decompositions: its LU and
 # Cholesky are not LAPACK's (TF 2.21: inv of a matrix with an inf is finite eagerly and NaN
 # under jit_compile; seed 308350).
-XLA_NONFINITE_UNCHECKED = {"matrix_inverse", "matrix_determinant", "matrix_solve", "cholesky"}
+# The same for log_matrix_determinant (the same LU) and svd (TF 2.21: svd([[1, nan], [2, 3]])
+# is NaN eagerly, [2.236, nan] under jit_compile). Huge inputs (1e30) count: they overflow
+# to inf inside (seed 365294: slogdet of bessel_i0(-1e30)).
+XLA_NONFINITE_UNCHECKED = {"matrix_inverse", "matrix_determinant", "log_matrix_determinant",
+                           "matrix_solve", "cholesky", "svd"}
 # ... and where eager's result is NaN (a matrix that is not positive definite), any value of
 # XLA's Cholesky, which does not detect it (TF 2.21: cholesky([[-0.]]) is NaN in tf.function
 # and -0. under jit_compile; seed 311860).
@@ -108,7 +115,9 @@ XLA_INT_MIN_UNCHECKED = {"abs"}
 # result's norm, so under XLA they are compared normwise, each part within TOL * max|result|
 # (seed 301995: logm of a matrix with a -1e30 entry, an entry of 1e-6 against 1.5e-9 in a
 # result of norm 4e8).
-XLA_NORMWISE = {"matrix_logarithm", "matrix_square_root"}
+# The FFTs too: their error is bounded by the input's norm, and XLA's FFT is not pocketfft
+# (seed 362673: an entry of 3.5e13 against 4.7e13 in a result of norm 3e29).
+XLA_NORMWISE = {"matrix_logarithm", "matrix_square_root", "fft", "ifft", "rfft", "irfft"}
 # Refusals the README documents: XLA needs static result shapes (where_indices, unique, ...);
 # the gradients of pools and convolutions need spatial/filter dims known while tracing.
 DOCUMENTED_REFUSALS = {("xla", "UnimplementedError"), ("unknown_dims", "NotImplementedError")}
@@ -468,21 +477,43 @@ def _documented_refusal(prog, mode: str, e: Exception) -> bool:
 
 
 def _float_input(v) -> bool:
-    return v.dtype.kind == "f" or v.dtype == BF16
+    return v.dtype.kind in "fc" or v.dtype == BF16
+
+
+def _wide(v):
+    return v.astype(np.complex128 if v.dtype.kind == "c" else np.float64)
+
+
+def _extreme(v) -> bool:
+    """Whether float array `v` holds a NaN, an infinity or a huge value (SPECIAL's 1e30)."""
+    if not _float_input(v):
+        return False
+    parts = (v.real, v.imag) if v.dtype.kind == "c" else (v,)
+    return any(not (np.abs(p.astype(np.float64)) < 1e30).all() for p in parts)
 
 
 def _moved(fn, values, sign: int):
-    """Eager's result with each real float input scaled by 1 + sign * PERTURB_ULPS * eps."""
+    """Eager's result with each element of each float input scaled by 1 +- PERTURB_ULPS * eps,
+    the signs drawn once per element (a common scale would move a matrix function along its
+    best-conditioned direction only), all flipped for sign = -1."""
     import flowjit as tf
-    moved = [(v * (1 + sign * PERTURB_ULPS * float(ml_dtypes.finfo(v.dtype).eps))
-              ).astype(v.dtype) if _float_input(v) else v for v in values]
+    rng = np.random.default_rng(0)
+    moved = []
+    for v in values:
+        if _float_input(v):
+            eps = float(ml_dtypes.finfo(v.real.dtype).eps)
+            signs = rng.choice([-1.0, 1.0], size=v.shape) * sign
+            v = (v * (1 + signs * PERTURB_ULPS * eps)).astype(v.dtype)
+        moved.append(v)
     return _numpy(fn(*[tf.constant(m) for m in moved]))
 
 
-def _within_conditioning(fn, values, got, want) -> tuple | None:
-    """`got` with every real float element that lies within twice eager's own spread under
-    moved inputs (PERTURB_ULPS) replaced by eager's, or None where no input is a real float
-    or a moved run raises."""
+def _within_conditioning(fn, values, got, want, normwise: bool = False) -> tuple | None:
+    """`got` with every float or complex element that lies within twice eager's own spread
+    under moved inputs (PERTURB_ULPS) replaced by eager's, or None where no input is a float
+    or a moved run raises. `normwise`: each result's largest spread is every element's (a
+    matrix function's error is bounded normwise: seed 369510, logm of logm of a matrix
+    whose first logarithm is nearly singular, 0.18 apart in a result of norm 1.2e7)."""
     if not any(_float_input(v) for v in values):
         return None
     spread = [np.zeros(np.shape(w)) for w in want]
@@ -490,14 +521,16 @@ def _within_conditioning(fn, values, got, want) -> tuple | None:
         for sign in (1, -1):
             for i, (m, w) in enumerate(zip(_moved(fn, values, sign), want)):
                 if _float_input(w) and m.shape == w.shape:
-                    d = np.abs(m.astype(np.float64) - w.astype(np.float64))
+                    d = np.abs(_wide(m) - _wide(w))
                     spread[i] = np.fmax(spread[i], np.where(np.isfinite(d), d, 0.0))
     except Exception:  # noqa: BLE001 - a moved input the program refuses: no allowance
         return None
     out = []
     for g, w, s in zip(got, want, spread):
+        if normwise and s.size:
+            s = np.full_like(s, s.max())
         if _float_input(w) and g.shape == w.shape:
-            near = np.abs(g.astype(np.float64) - w.astype(np.float64)) <= 2 * s
+            near = np.abs(_wide(g) - _wide(w)) <= 2 * s
             g = np.where(near, w, g).astype(w.dtype)
         out.append(g)
     return tuple(out)
@@ -515,8 +548,7 @@ def run_program(prog) -> dict:
         want, eager_error = None, type(e).__name__
     disconnected = masked = False
     undetected = any(c[0] in XLA_NAN_UNDETECTED for c in prog["chain"])
-    nonfinite_input = not all(np.isfinite(v).all() for v in prog["values"]
-                              if np.asarray(v).dtype.kind in "fc" or np.asarray(v).dtype == BF16)
+    nonfinite_input = any(_extreme(v) for v in prog["values"])
     int_min_input = any(v.dtype.kind == "i" and (v == np.iinfo(v.dtype).min).any()
                         for v in prog["values"])
     xla_unchecked = any(c[0] in XLA_UNCHECKED or
@@ -571,12 +603,18 @@ def run_program(prog) -> dict:
             want, disconnected = (want[0], got[1]), False
         allowed = xla_allowed if mode == "xla" else {}
 
+        # XLA's complex special values reach integer and bool results too (TF 2.21:
+        # is_nan(abs(nan + inf j)) is True under jit_compile, False eagerly; seed 365259)
+        exact_unchecked = mode == "xla" and x0.dtype.kind == "c" and nonfinite_input
+
         def agrees(got):
             return all(close(g, w, nan_any=mode == "xla" and (undetected or masked and i == 1),
                              **allowed)
-                       for i, (g, w) in enumerate(zip(got, want)))
+                       for i, (g, w) in enumerate(zip(got, want))
+                       if not (exact_unchecked and w.dtype.kind in "biu"))
         if not agrees(got):
-            conditioned = _within_conditioning(fn, prog["values"], got, want)
+            conditioned = _within_conditioning(fn, prog["values"], got, want,
+                                               normwise=allowed.get("normwise", False))
             if conditioned is None or not agrees(conditioned):
                 return {"status": "mismatch", "detail": f"{mode}: {got!r} vs eager {want!r}"}
     return {"status": "ok" if want is not None else f"eager-error:{eager_error}", "detail": ""}

@@ -151,3 +151,22 @@ def test_a_gradient_kernel_refusing_values_of_a_disconnected_branch_is_tfs_behav
     forward_error = _program([("matrix_inverse", [0], {}, None)],
                              [np.zeros((2, 2)), np.ones(2)], wrap="case", k=0, grad=True)
     assert fuzz.run_program(forward_error)["status"] != "ok"
+
+
+def test_extreme_inputs_are_nan_inf_or_huge_in_either_part():
+    assert fuzz._extreme(np.array([1.0, np.nan])) and fuzz._extreme(np.array([-1e30]))
+    assert fuzz._extreme(np.array([1 + 1e30j], np.complex64))
+    assert not fuzz._extreme(np.array([1e29, -3.0]))
+    assert not fuzz._extreme(np.array([2**31 - 1], np.int32))   # integers are not floats
+
+
+def test_normwise_conditioning_takes_the_results_largest_spread():
+    # a result whose first element moves by 2 per ulp-step and whose second does not move
+    def program(x0, x1):
+        return x0 * np.array([1e16, 0.0]) + x1
+    values = [np.array([1.0, 1.0]), np.array([0.0, 5.0])]
+    want = (np.array([1e16, 5.0]),)
+    got = (np.array([1e16, 5.5]),)
+    assert fuzz._within_conditioning(program, values, got, want)[0].tolist() == [1e16, 5.5]
+    assert fuzz._within_conditioning(program, values, got, want,
+                                     normwise=True)[0].tolist() == [1e16, 5.0]

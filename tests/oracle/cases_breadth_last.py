@@ -118,9 +118,11 @@ CASES += [
          top_paths=3, modes=BEAM),
     case("nn.ctc_beam_search_decoder", LOGITS, T([5, 5, 1], "int32"), beam_width=1,
          modes=BEAM),
+    # float64 logits, but TF's log-sum correction is float32 (log1pf, expf): one float32 ulp
+    # of it (6e-8) differs between libms and NumPy's SIMD paths on different CPUs
     case("nn.ctc_beam_search_decoder", T([[[1.0, 2.0], [0.0, "-inf"]],
                                           [[3.0, 0.5], [1.0, 1.0]]], "float64"),
-         T([2, 1], "int32"), beam_width=2, top_paths=2, modes=BEAM),
+         T([2, 1], "int32"), beam_width=2, top_paths=2, modes=BEAM, tol=(1e-6, 2e-7)),
     case("nn.ctc_beam_search_decoder", LOGITS, T([5, 4, 3], "int32"), modes=BEAM),
     case("nn.ctc_beam_search_decoder", LOGITS, T([5, 4, 0], "int32"), beam_width=3,
          top_paths=2, modes=BEAM),

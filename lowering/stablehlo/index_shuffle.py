@@ -10,6 +10,10 @@ from ...runtime.kernels.index_shuffle import shuffle
 from .core import register_lowering
 
 
+def _compare(direction):
+    return lambda self, x, y: self.ctx.compare(x, y, direction)
+
+
 class _HloBits:
     """The kernel's arithmetic backend over StableHLO values of one shape."""
 
@@ -20,38 +24,11 @@ class _HloBits:
     def const(self, value, like):
         return self.ctx.splat(np.uint64(value), self.type)
 
-    def xor(self, x, y):
-        return hlo.xor(x, y)
-
-    def and_(self, x, y):
-        return hlo.and_(x, y)
-
-    def or_(self, x, y):
-        return hlo.or_(x, y)
-
-    def shl(self, x, s):
-        return hlo.shift_left(x, s)
-
-    def shr(self, x, s):
-        return hlo.shift_right_logical(x, s)
-
-    def add(self, x, y):
-        return hlo.add(x, y)
-
-    def sub(self, x, y):
-        return hlo.subtract(x, y)
-
-    def ge(self, x, y):
-        return self.ctx.compare(x, y, "GE")
-
-    def gt(self, x, y):
-        return self.ctx.compare(x, y, "GT")
-
-    def eq(self, x, y):
-        return self.ctx.compare(x, y, "EQ")
-
-    def select(self, c, x, y):
-        return hlo.select(c, x, y)
+    xor, and_, or_ = staticmethod(hlo.xor), staticmethod(hlo.and_), staticmethod(hlo.or_)
+    shl, shr = staticmethod(hlo.shift_left), staticmethod(hlo.shift_right_logical)
+    add, sub = staticmethod(hlo.add), staticmethod(hlo.subtract)
+    ge, gt, eq = _compare("GE"), _compare("GT"), _compare("EQ")
+    select = staticmethod(hlo.select)
 
     def walk(self, value, top, step):
         ctx = self.ctx

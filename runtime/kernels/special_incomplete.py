@@ -26,13 +26,6 @@ ASYMPTOTIC_A = 1e4
 _TEMME = ((-1 / 3, 1 / 12, -2 / 135, 1 / 864, 1 / 2835), (-1 / 540, -1 / 288, 1 / 378))
 
 
-def _polynomial(coefficients, t):
-    out = 0.0
-    for c in reversed(coefficients):
-        out = out * t + c
-    return out
-
-
 def _log1pmx(xp, s):
     """log(1 + s) - s, by its series near 0 where the difference cancels."""
     small = xp.abs(s) < 0.01
@@ -52,11 +45,12 @@ def igamma_asymptotic(xp, erfc, a, x):
     rho = xp.where(s == 0, 1.0, s / xp.where(eta == 0, 1.0, eta))
     e = xp.exp(-a * eta * eta / 2) / xp.sqrt(2 * np.pi * a)
     y = eta * xp.sqrt(a / 2)
-    series = sum(_polynomial(c, eta) / a ** k for k, c in enumerate(_TEMME))
+    c = [xp.polyval(np.array(ck[::-1]), eta) for ck in _TEMME]
+    dc = [xp.polyval(np.polyder(ck[::-1]), eta) for ck in _TEMME]   # dC_k/deta
+    series = sum(ck / a ** k for k, ck in enumerate(c))
     drift = s - eta * eta / 2    # d(-a eta^2 / 2)/da
-    d_series = sum((_polynomial(c, eta) * (drift - (k + 0.5) / a)
-                    - _polynomial([j * cj for j, cj in enumerate(c)][1:], eta) * rho / a)
-                   / a ** k for k, c in enumerate(_TEMME))
+    d_series = sum((ck * (drift - (k + 0.5) / a) - dck * rho / a) / a ** k
+                   for k, (ck, dck) in enumerate(zip(c, dc)))
     # where E underflows, eta is far out (infinite for x = 0 or inf) and the terms are 0
     tail = xp.where(e == 0, 0.0, e * series)
     dq = xp.where(e == 0, 0.0, e * (rho - eta / 2 + d_series))

@@ -548,11 +548,11 @@ def run_program(prog) -> dict:
         want, eager_error = None, type(e).__name__
     disconnected = masked = False
     undetected = any(c[0] in XLA_NAN_UNDETECTED for c in prog["chain"])
-    nonfinite_input = any(_extreme(v) for v in prog["values"])
+    extreme_input = any(_extreme(v) for v in prog["values"])
     int_min_input = any(v.dtype.kind == "i" and (v == np.iinfo(v.dtype).min).any()
                         for v in prog["values"])
     xla_unchecked = any(c[0] in XLA_UNCHECKED or
-                        (nonfinite_input and c[0] in XLA_NONFINITE_UNCHECKED) or
+                        (extreme_input and c[0] in XLA_NONFINITE_UNCHECKED) or
                         (int_min_input and c[0] in XLA_INT_MIN_UNCHECKED)
                         for c in prog["chain"])
     x0 = prog["values"][0]
@@ -605,7 +605,7 @@ def run_program(prog) -> dict:
 
         # XLA's complex special values reach integer and bool results too (TF 2.21:
         # is_nan(abs(nan + inf j)) is True under jit_compile, False eagerly; seed 365259)
-        exact_unchecked = mode == "xla" and x0.dtype.kind == "c" and nonfinite_input
+        exact_unchecked = mode == "xla" and x0.dtype.kind == "c" and extreme_input
 
         def agrees(got):
             return all(close(g, w, nan_any=mode == "xla" and (undetected or masked and i == 1),

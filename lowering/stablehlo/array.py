@@ -43,8 +43,9 @@ def _const_value(op) -> np.ndarray:
 
 def _uniform(value: np.ndarray) -> bool:
     """All elements bit-identical (compared as bits: -0.0 is not 0.0, NaN payloads count)."""
-    bits = value.reshape(-1).view(np.dtype(f"u{value.dtype.itemsize}"))
-    return bool((bits == bits[0]).all())
+    # each element's bytes as a row: NumPy has no 16-byte unsigned type to view complex128 as
+    rows = np.ascontiguousarray(value).reshape(-1).view(np.uint8).reshape(value.size, -1)
+    return bool((rows == rows[0]).all())
 
 
 @register_lowering("const")

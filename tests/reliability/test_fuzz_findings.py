@@ -238,3 +238,14 @@ print(tf.math.bincount(tf.constant([1, 1, 3])).numpy().tolist())
                          env=env, timeout=300)
     assert out.returncode == 0, out.stderr[-2000:]
     assert out.stdout.strip().splitlines()[-1] == str(np.bincount([1, 1, 3]).tolist())
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_complex128_constants_of_several_elements(mode):
+    # fuzz seed 390077: a folded complex128 constant failed under XLA (its splat check viewed
+    # 16-byte elements as an unsigned type NumPy lacks); TF 2.21 gives [0j, 3 + 0j]
+    x = tf.constant(np.zeros((0, 3), bool))
+    got = in_mode(lambda x: tf.cast(tf.shape(x), tf.complex128), mode)(x).numpy()
+    np.testing.assert_array_equal(got, np.array([0, 3], np.complex128))
+    pair = in_mode(lambda: tf.constant([1 + 2j, 1 + 2j]) * tf.constant([1j, -1.0]), mode)()
+    np.testing.assert_array_equal(pair.numpy(), np.array([1 + 2j, 1 + 2j]) * [1j, -1.0])

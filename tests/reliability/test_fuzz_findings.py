@@ -249,3 +249,14 @@ def test_complex128_constants_of_several_elements(mode):
     np.testing.assert_array_equal(got, np.array([0, 3], np.complex128))
     pair = in_mode(lambda: tf.constant([1 + 2j, 1 + 2j]) * tf.constant([1j, -1.0]), mode)()
     np.testing.assert_array_equal(pair.numpy(), np.array([1 + 2j, 1 + 2j]) * [1j, -1.0])
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_bfloat16_result_is_rounded_before_a_cast_to_an_integer(mode):
+    # fuzz seed 393054: cos of bfloat16 0.028 rounds to 1.0 in bfloat16; under XLA the cast
+    # read cos's float32 value (0.9996) and gave 0. TF 2.21 gives [1, 1, 0] eagerly and under
+    # jit_compile
+    import ml_dtypes
+    x = tf.constant(np.array([0.0284423828125, 0.052734375, -0.3125], ml_dtypes.bfloat16))
+    got = in_mode(lambda x: tf.cast(tf.cos(x), tf.int64), mode)(x).numpy()
+    assert got.tolist() == [1, 1, 0]

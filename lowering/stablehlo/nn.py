@@ -65,14 +65,21 @@ def _geometry(sizes, ksize, strides, dilations, padding, explicit):
 
 
 # --- activations --------------------------------------------------------------------------
+def _relu_of(ctx, x):
+    """max(x, 0) keeping -0.0 and NaN, as TF's kernels and its XLA give (XLA's maximum
+    returns +0.0 for -0.0)."""
+    zero = ctx.zeros(x.type)
+    return hlo.select(ctx.compare(x, zero, "LT"), zero, x)
+
+
 @register_lowering("relu")
 def _relu(ctx, op, x):
-    return hlo.maximum(x, ctx.zeros(x.type))
+    return _relu_of(ctx, x)
 
 
 @register_lowering("relu6")
 def _relu6(ctx, op, x):
-    return hlo.minimum(hlo.maximum(x, ctx.zeros(x.type)), ctx.splat(6, x.type))
+    return hlo.minimum(_relu_of(ctx, x), ctx.splat(6, x.type))
 
 
 def _positive(ctx, x):

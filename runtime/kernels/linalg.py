@@ -130,4 +130,5 @@ def matrix_triangular_solve(matrix, rhs, lower, adjoint):
 @kernel("log_matrix_determinant")
 def log_matrix_determinant(x):
     sign, logdet = np.linalg.slogdet(_solver_input(x))
+    sign = np.where(np.isnan(logdet), np.nan, sign)   # TF's NaN sign (LAPACK keeps 1)
     return np.asarray(sign).astype(x.dtype), np.asarray(logdet).astype(x.dtype)

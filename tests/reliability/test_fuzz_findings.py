@@ -260,3 +260,23 @@ def test_a_bfloat16_result_is_rounded_before_a_cast_to_an_integer(mode):
     x = tf.constant(np.array([0.0284423828125, 0.052734375, -0.3125], ml_dtypes.bfloat16))
     got = in_mode(lambda x: tf.cast(tf.cos(x), tf.int64), mode)(x).numpy()
     assert got.tolist() == [1, 1, 0]
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_relu_keeps_negative_zero(mode):
+    # fuzz seed 408299: atan2(relu6(-0.0), -3.2) was +pi under XLA (its maximum gives +0.0);
+    # TF 2.21 keeps -0.0 eagerly and under jit_compile, so atan2 gives -pi
+    x = tf.constant(np.array([-0.0, 0.0, -1.0, np.nan, 7.0], np.float16))
+    for f, top in ((tf.nn.relu, 7.0), (tf.nn.relu6, 6.0)):
+        got = in_mode(f, mode)(x).numpy()
+        assert np.signbit(got).tolist() == [True, False, False, False, False]
+        np.testing.assert_array_equal(got[2:], [0.0, np.nan, top])
+
+
+@pytest.mark.parametrize("mode", ["eager", "graph"])
+def test_slogdet_sign_of_a_nan_matrix_is_nan(mode):
+    # fuzz seed 403508; TF 2.21: [[nan]] -> (nan, nan), [[inf]] -> (1, inf), [[-inf]] -> (-1, inf)
+    for m, want in (([[np.nan]], [np.nan, np.nan]), ([[1.0, np.nan], [0.0, 2.0]], [np.nan, np.nan]),
+                    ([[np.inf]], [1.0, np.inf]), ([[-np.inf]], [-1.0, np.inf])):
+        got = in_mode(tf.linalg.slogdet, mode)(tf.constant(m, tf.float32))
+        np.testing.assert_array_equal([float(t) for t in got], want)

@@ -15,7 +15,9 @@
 // CHECK-NEXT:    stablehlo.negate %[[SUM]] : tensor<2x4xf32>
 // CHECK-NEXT:    %[[ZERO:.*]] = stablehlo.constant dense<0.000000e+00> : tensor<f32>
 // CHECK-NEXT:    %[[ZEROS:.*]] = stablehlo.broadcast_in_dim %[[ZERO]], dims = [] : (tensor<f32>) -> tensor<2x4xf32>
-// CHECK-NEXT:    %[[RELU:.*]] = stablehlo.maximum %[[SUM]], %[[ZEROS]] : tensor<2x4xf32>
+// relu is a select that keeps -0.0 (XLA's maximum would give +0.0)
+// CHECK-NEXT:    %[[NEG:.*]] = stablehlo.compare LT, %[[SUM]], %[[ZEROS]], FLOAT
+// CHECK-NEXT:    %[[RELU:.*]] = stablehlo.select %[[NEG]], %[[ZEROS]], %[[SUM]] : tensor<2x4xi1>, tensor<2x4xf32>
 // CHECK:         return %[[RELU]] : tensor<2x4xf32>
 
 // After cse the duplicate product is gone; dce dropped the unused negation.
@@ -29,7 +31,7 @@
 // Each instruction carries TF's metadata: the df op, the node and the user's line.
 // HLO:         dot({{.*}}metadata={op_type="matmul" op_name="dense/matmul" source_file="x.py" source_line=3
 // HLO:         dot({{.*}}metadata={op_type="matmul" op_name="dense/matmul_1" source_file="x.py" source_line=4
-// HLO:         ROOT {{.*}} maximum(
+// HLO:         ROOT {{.*}} select(
 
 // XLA's optimized module is scheduled; the single dot survives.
 // OPT:         HloModule jit_dense, is_scheduled=true

@@ -56,7 +56,7 @@ def test_write_stages_writes_json_per_stage_and_stablehlo(tmp_path):
     adapter = pytest.importorskip("model_explorer.builtin_mlir_adapter")
     read = adapter.BuiltinMlirAdapter().convert(str(tmp_path / "stablehlo.mlir"), {})
     labels = {n["label"] for g in read["graphCollections"][0].graphs for n in g["nodes"]}
-    assert {"stablehlo.dot_general", "stablehlo.maximum", "stablehlo.multiply"} <= labels
+    assert {"stablehlo.dot_general", "stablehlo.select", "stablehlo.multiply"} <= labels
 
 
 def test_pass_time_overlay_marks_the_ops_passes_changed():

@@ -1,17 +1,21 @@
 """The special functions under XLA: CHLO's own ops where it has them (lgamma, digamma,
 erf_inv, bessel_i1e, polygamma, zeta, next_after, which XLA expands), and expressions of
-StableHLO for the rest. Half floats compute in float32 and round once."""
+StableHLO for the rest. Half floats compute in float32 and round once. Left of 0, polygamma
+and zeta are the eager kernels' reflection (hurwitz_left) of CHLO's values at positive
+arguments, written in jax.numpy and called from the module: CHLO's fixed-length sum is wrong
+there."""
 from __future__ import annotations
 
 import math
 
 from ...ir import dtypes as D
 from ...runtime.jax_internals import chlo, hlo
+from ...runtime.kernels.special_math import hurwitz_left
 from .core import register_lowering
+from .decomp import JAX_FUNCTIONS, call_jax
 
 CHLO_UNARY = {"lgamma": chlo.lgamma, "digamma": chlo.digamma, "erfinv": chlo.erf_inv,
               "bessel_i1e": chlo.bessel_i1e}
-CHLO_BINARY = {"zeta": chlo.zeta}
 
 # i0e(x) for |x| <= _QUADRATURE_LIMIT: the mean of exp(|x| (cos t - 1)) over _NODES equally
 # spaced t in [0, 2 pi) (the trapezoidal rule converges geometrically for this periodic
@@ -27,27 +31,57 @@ def _declare_unary(name, fn):
     register_lowering(name)(rule)
 
 
-def _declare_binary(name, fn):
-    def rule(ctx, op, x, y):
-        t = ctx.result_type(op)
-        return fn(ctx.broadcast(x, t), ctx.broadcast(y, t))
-    register_lowering(name)(rule)
-
-
 for _n, _f in CHLO_UNARY.items():
     _declare_unary(_n, _f)
-for _n, _f in CHLO_BINARY.items():
-    _declare_binary(_n, _f)
+
+
+def _hurwitz(name, order_shift):
+    """jax.lax's `name` (CHLO's polygamma(n, q) or zeta(s, q)), with hurwitz_left of it at a
+    negative q off the integers: there a whole order s = n + order_shift, NaN for any other."""
+    def make():
+        import jax
+        import jax.numpy as jnp
+        fn = getattr(jax.lax, name)
+
+        def hurwitz(a, q):
+            left = (q < 0) & (q != jnp.floor(q))
+            s = a + order_shift
+            reflected = hurwitz_left(jnp, lambda y: fn(a, y), s, jnp.where(left, q, 0.5))
+            reflected = jnp.where(s == jnp.floor(s), reflected, jnp.nan)
+            return jnp.where(left, reflected, fn(a, jnp.where(left, 0.5, q)))
+        return hurwitz
+    return make
+
+
+JAX_FUNCTIONS["lax.polygamma_hurwitz"] = _hurwitz("polygamma", 1)
+JAX_FUNCTIONS["lax.zeta_hurwitz"] = _hurwitz("zeta", 0)
+
+
+def _call_hurwitz(ctx, op, name, a, q):
+    """`name`'s jax function on the operands broadcast and widened: (a, q, the result), all
+    in the compute type, and the function that rounds back."""
+    t = ctx.result_type(op)
+    a, back = ctx.widen(ctx.broadcast(a, t))
+    q, _ = ctx.widen(ctx.broadcast(q, t))
+    return a, q, call_jax(ctx, (name,), a, q)[0], back
+
+
+@register_lowering("zeta")
+def _zeta(ctx, op, x, q):
+    _, _, out, back = _call_hurwitz(ctx, op, "lax.zeta_hurwitz", x, q)
+    return back(out)
 
 
 @register_lowering("polygamma")
 def _polygamma(ctx, op, n, x):
-    """CHLO's polygamma, with TF's 0 for the derivatives of digamma (n >= 1) at +inf."""
-    t = ctx.result_type(op)
-    n, x = ctx.broadcast(n, t), ctx.broadcast(x, t)
-    at_inf = hlo.and_(ctx.compare(x, ctx.splat(float("inf"), t), "EQ"),
-                      ctx.compare(n, ctx.splat(1, t), "GE"))
-    return hlo.select(at_inf, ctx.zeros(t), chlo.polygamma(n, x))
+    """With TF's 0 for the derivatives of digamma (n >= 1) at +inf, and NaN for an infinite
+    order (CHLO: 0 at some x)."""
+    n, x, out, back = _call_hurwitz(ctx, op, "lax.polygamma_hurwitz", n, x)
+    f = n.type
+    inf = ctx.splat(float("inf"), f)
+    at_inf = hlo.and_(ctx.compare(x, inf, "EQ"), ctx.compare(n, ctx.splat(1, f), "GE"))
+    out = hlo.select(at_inf, ctx.zeros(f), out)
+    return back(hlo.select(ctx.compare(n, inf, "EQ"), ctx.splat(float("nan"), f), out))
 
 
 @register_lowering("nextafter")

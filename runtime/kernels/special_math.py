@@ -20,12 +20,37 @@ def _softsign(x):
     return x / (1 + np.abs(x))
 
 
+def hurwitz_left(xp, fn, s, q):
+    """fn(q) at a negative, non-integer q from fn at positive arguments only, where fn(y) is
+    c * zeta(s, y) for a whole s > 1 (polygamma of order s - 1 is such a multiple). Summed over
+    every integer k, (q + k)^-s depends on q's fraction alone: zeta(s, f) + (-1)^s zeta(s, g)
+    with f = q - floor(q) and g = ceil(q) - q (both exact, so a q near an integer keeps its
+    pole's digits); zeta(s, q) leaves out the terms left of q, (-1)^s zeta(s, 1 - q).
+    Cephes's direct sum (SciPy's and TF's float64 kernels) takes |q| steps, hours at
+    q = -1e15 + 0.5, and TF's float32 kernel and XLA's fixed-length sum are wrong there."""
+    f, g = q - xp.floor(q), xp.ceil(q) - q
+    sign = 1 - 2 * xp.mod(s, 2)
+    return fn(f) + sign * (fn(g) - fn(1 - q))
+
+
+def _left_of_zero(q):
+    """Where hurwitz_left applies, and q with 0.5 elsewhere (every evaluation stays fast)."""
+    left = (q < 0) & (q != np.floor(q))
+    return left, np.where(left, q, 0.5), np.where(left, 0.5, q)
+
+
 def _polygamma(n, x):
-    """TF's polygamma: NaN unless the order n is a non-negative integer; the derivatives of
-    digamma vanish at +inf."""
-    whole = (n == np.floor(n)) & (n >= 0)
+    """TF's polygamma: NaN unless the order n is a finite, non-negative integer; the
+    derivatives of digamma vanish at +inf."""
+    n, x = np.broadcast_arrays(n, x)
+    whole = (n == np.floor(n)) & (n >= 0) & np.isfinite(n)
     order = np.where(whole, n, 0).astype(np.int64)
-    out = np.where((order > 0) & (x == np.inf), 0.0, _sc().polygamma(order, x))
+    left, at_left, elsewhere = _left_of_zero(x)
+
+    def psi(y):
+        return _sc().polygamma(order, y)
+    out = np.where(left, hurwitz_left(np, psi, order + 1, at_left), psi(elsewhere))
+    out = np.where((order > 0) & (x == np.inf), 0.0, out)
     # At a pole x = 0, -1, ... TF's order n is (-1)^(n+1) n! zeta(n+1, x), and its zeta is
     # +inf for an even n+1 but NaN for an odd one; order 0 is digamma, NaN there (SciPy:
     # -inf for every even order, +-inf for order 0 at +-0).
@@ -47,10 +72,16 @@ def _digamma(x):
 
 def _zeta(x, q):
     """Hurwitz zeta as TF's: at a whole q <= 0 (-inf included) +inf for an even whole x > 1,
-    NaN for any other x > 1 (SciPy: +inf for every x)."""
+    NaN for any other x > 1 (SciPy: +inf for every x); at a negative q off the integers
+    hurwitz_left's value for a whole x (SciPy's is wrong for a float x), NaN otherwise."""
+    x, q = np.broadcast_arrays(x, q)
     pole = (x > 1) & (q <= 0) & (q == np.floor(q))
     even = (x == np.floor(x)) & (np.fmod(x, 2) == 0)
-    return np.where(pole, np.where(even, np.inf, np.nan), _sc().zeta(x, q))
+    left, at_left, elsewhere = _left_of_zero(q)
+    whole = (x == np.floor(x)) & (x > 1)
+    reflected = hurwitz_left(np, lambda y: _sc().zeta(x, y), x, at_left)
+    out = np.where(left, np.where(whole, reflected, np.nan), _sc().zeta(x, elsewhere))
+    return np.where(pole, np.where(even, np.inf, np.nan), out)
 
 
 def _scipy(name):

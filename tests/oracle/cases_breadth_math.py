@@ -204,4 +204,11 @@ CASES = [
     # (TF's CPU runs only max_k along the last axis: README)
     case("math.approx_min_k", T([[4, 2], [1, 3]], "int32"), 1, reduction_dimension=-2),
     case("tuple", [T([1., 2.]), T([3], "int32")]),
+    # left of 0 off the poles, where TF's float64 kernel sums term by term (its float32
+    # kernel and XLA are wrong there: README); near a pole from either side
+    case("math.polygamma", T([0., 1., 1., 2., 3., 1., 2., 1.], "float64"),
+         T([-8.888, -8.888, -0.5, -20.7, -12.9, -1e-9, -3.0000001, -999.75], "float64"),
+         grad=(1,)),
+    case("math.zeta", T([[2.], [3.], [4.], [2.5]], "float64"),
+         T([-8.888, -0.3, -20.7, -1.0000001, -999.75], "float64"), grad=(1,)),
 ]

@@ -74,12 +74,14 @@ def _zeta(ctx, op, x, q):
 
 @register_lowering("polygamma")
 def _polygamma(ctx, op, n, x):
-    """With TF's 0 for the derivatives of digamma (n >= 1) at +inf, and NaN for an infinite
-    order (CHLO: 0 at some x)."""
+    """With TF's 0 for the derivatives of digamma (a whole n >= 1) at +inf, and NaN for an
+    infinite order (CHLO: 0 at some x)."""
     n, x, out, back = _call_hurwitz(ctx, op, "lax.polygamma_hurwitz", n, x)
     f = n.type
     inf = ctx.splat(float("inf"), f)
-    at_inf = hlo.and_(ctx.compare(x, inf, "EQ"), ctx.compare(n, ctx.splat(1, f), "GE"))
+    whole = ctx.compare(n, hlo.floor(n), "EQ")
+    at_inf = hlo.and_(hlo.and_(ctx.compare(x, inf, "EQ"), whole),
+                      ctx.compare(n, ctx.splat(1, f), "GE"))
     out = hlo.select(at_inf, ctx.zeros(f), out)
     return back(hlo.select(ctx.compare(n, inf, "EQ"), ctx.splat(float("nan"), f), out))
 

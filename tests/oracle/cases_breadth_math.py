@@ -211,4 +211,7 @@ CASES = [
          grad=(1,)),
     case("math.zeta", T([[2.], [3.], [4.], [2.5]], "float64"),
          T([-8.888, -0.3, -20.7, -1.0000001, -999.75], "float64"), grad=(1,)),
+    # at +inf only a whole order vanishes; an infinite order is NaN
+    case("math.polygamma", T([1.5, 2., 0., 2.5, "inf", 1.], "float64"),
+         T(["inf", "inf", "inf", "-inf", 2.7, "nan"], "float64")),
 ]

@@ -5,14 +5,13 @@ import collections
 
 from ...ir import dtypes as D
 from ...ir.errors import InvalidArgumentError
+from ...ir.ops.isotonic import KERNEL_OUTPUT
 from ..eager.dispatch import apply, convert_to_tensor
 from ..export import runs, tf_export
 from . import array as A
 
 Isotonic = collections.namedtuple("IsotonicRegression", ["output", "segments"])
 
-# TF's output dtypes: floats keep theirs, narrow integers become float32, wider ones float64
-_OUTPUT = {D.int8: D.float32, D.int16: D.float32}
 
 
 def _axis_last(x, axis):
@@ -37,7 +36,7 @@ def isotonic_regression(inputs, decreasing=True, axis=-1):
     fit of `inputs` along `axis`, and each element's segment: the elements pooled into one
     value share an index, from 0 along the axis."""
     x = convert_to_tensor(inputs)
-    out_dtype = x.dtype if x.dtype.is_floating else _OUTPUT.get(x.dtype, D.float64)
+    out_dtype = KERNEL_OUTPUT.get(x.dtype, D.float64)
     last = axis == -1 or (x.shape.rank is not None and axis == x.shape.rank - 1)
     perm = None if last or x.shape.rank == 0 else _axis_last(x, axis)
     moved = x if perm is None else A.transpose(x, perm)

@@ -976,3 +976,29 @@ def test_inference_unknown_dims():
     assert out == TT(f32, (2, 8, 8, 5))
     with pytest.raises(registry.InferenceError):
         _infer("conv2d", [TT(f32, (None, 7, 7, 4)), TT(f32, (3, 3, 3, 8))], **conv)
+
+
+# The (input, output_dtype) pairs TF 2.21's IsotonicRegression runs, measured by calling
+# tf.raw_ops.IsotonicRegression on every pair of its allowed dtypes; every other pair is
+# NotFoundError there ("Could not find device for node").
+_ISOTONIC_TF_KERNELS = {("float16", "float16"), ("bfloat16", "bfloat16"),
+                        ("float32", "float32"), ("float64", "float64"),
+                        ("int8", "float32"), ("int16", "float32"),
+                        ("int32", "float64"), ("int64", "float64")}
+
+
+@pytest.mark.parametrize("src", ["float16", "bfloat16", "float32", "float64",
+                                 "int8", "int16", "int32", "int64"])
+@pytest.mark.parametrize("out", ["float16", "bfloat16", "float32", "float64"])
+def test_isotonic_regression_kernel_dtypes(src, out):
+    """Only TF's pairs run: a half input with a float32 output had a float32 gradient that
+    no float16 gradient could be added to."""
+    opdef, types = registry.get("isotonic_regression"), [TT(getattr(tf, src), (None, 3))]
+    attrs = {"output_dtype": getattr(tf, out)}
+    if (src, out) in _ISOTONIC_TF_KERNELS:
+        assert registry.infer_types(opdef, types, attrs)[0].dtype is getattr(tf, out)
+    else:
+        with pytest.raises(registry.InferenceError, match="no kernel for input"):
+            registry.infer_types(opdef, types, attrs)
+    public = tf.nn.isotonic_regression(tf.cast(tf.constant([[3, 1, 2]]), getattr(tf, src)))
+    assert (src, public.output.dtype.name) in _ISOTONIC_TF_KERNELS

@@ -107,8 +107,7 @@ def unbroadcast(grad, like):
         return None
     gs, ls = dims(grad), dims(like)
     if gs is None or ls is None:
-        raise NotImplementedError(f"unbroadcast: cannot sum a gradient of shape {grad.shape} "
-                                  f"back to an operand of shape {like.shape}: unknown rank")
+        return _sum_to_run_time_shape(grad, like)
     lead = len(gs) - len(ls)
     if lead < 0:
         raise ValueError(f"unbroadcast: gradient of rank {len(gs)} for an operand of rank "
@@ -120,6 +119,18 @@ def unbroadcast(grad, like):
         grad = R.reduce_sum(grad, ones, keepdims=True)
     unknown = [i for i, (g, l) in enumerate(zip(gs[lead:], ls)) if l is None and g != 1]
     return _sum_if_one(grad, like, unknown) if unknown else grad
+
+
+def _sum_to_run_time_shape(grad, like):
+    """unbroadcast where a rank is known only at run time: each element of `grad` is added to
+    the element of `like` it was broadcast from, numbered by broadcasting like's flat
+    positions to grad's shape (reductions take their axes while tracing)."""
+    from ..ops import segment as S
+    like_shape, like_size = A.shape(like), A.size(like)
+    positions = A.reshape(A.range(like_size), like_shape)
+    ids = A.reshape(A.broadcast_to(positions, A.shape(grad)), [-1])
+    summed = S.unsorted_segment_sum(A.reshape(grad, [-1]), ids, like_size)
+    return A.reshape(summed, like_shape)
 
 
 def _sum_if_one(grad, like, axes):

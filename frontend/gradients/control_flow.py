@@ -204,32 +204,34 @@ def differentiable_while(g, cg, bg, operands, sources, tts, max_iter, name):
             raise _needs_bound_error(name)
         tape_mod.record_custom(sources, outs, refuse)
         return outs
-    for tt in tts:
-        if tt.shape is None:
-            raise ValueError(f"tf.while_loop {name or ''}: differentiating a loop needs loop "
-                             f"values of known rank; got {tt}")
-    ranks = [len(tt.shape) for tt in tts]
-    if max_iter is not None:
-        acc_tts = [TT(tt.dtype, (max_iter,) + tuple(tt.shape)) for tt in tts]
-    else:
-        acc_tts = [TT(tt.dtype, (None,) + tuple(tt.shape)) for tt in tts]
+    def stacked(tt, rows):
+        return TT(tt.dtype, None if tt.shape is None else (rows,) + tuple(tt.shape))
+    acc_tts = [stacked(tt, max_iter) for tt in tts]
     bound = max_iter if max_iter is not None else 0
 
-    def empty(v, r):
-        # tile needs no static shape: [bound, *shape] zeros (bound 0: an empty growing buffer)
-        return array.tile(array.expand_dims(array.zeros_like(v), 0), [bound] + [1] * r)
+    def ones_after(lead, v):
+        """[lead, 1, ..., 1] for v's rank: static where the rank is known; else shape
+        arithmetic, which XLA's shape specialization evaluates."""
+        if v.shape.rank is not None:
+            return [lead] + [1] * v.shape.rank
+        return array.concat([[lead], array.shape(v) * 0 + 1], 0)
+
+    def empty(v):
+        # [bound, *shape] zeros (bound 0: an empty growing buffer), also for an unknown rank
+        return array.gather(array.expand_dims(array.zeros_like(v), 0),
+                            array.zeros([bound], D.int32))
 
     def write(acc, i, v):
         row = array.expand_dims(v, 0)
         if max_iter is None:
             return array.concat([acc, row], 0)
         dims = acc.shape.dims
-        if 0 in dims:   # no iteration or no element to keep (and no scatter into [])
-            return acc
-        if None in dims:   # may be empty at run time, where a scatter refuses: select the row
-            from ..ops import math
+        if dims is not None and 0 in dims:   # no iteration or no element to keep (and no
+            return acc                       # scatter into [])
+        if dims is None or None in dims:   # may be empty at run time, where a scatter
+            from ..ops import math           # refuses: select the row
             hit = math.equal(array.range(max_iter), i)
-            return math.where(array.reshape(hit, [max_iter] + [1] * (len(dims) - 1)), row, acc)
+            return math.where(array.reshape(hit, ones_after(max_iter, v)), row, acc)
         return array.tensor_scatter_nd_update(acc, array.reshape(i, [1, 1]), row)
 
     def acond(i, *rest):
@@ -242,7 +244,7 @@ def differentiable_while(g, cg, bg, operands, sources, tts, max_iter, name):
         return [i + 1] + list(outs) + new_accs
 
     zero = dispatch.convert_to_tensor(0, dtype=D.int32)
-    inits = [zero] + list(operands[:n]) + [empty(v, r) for v, r in zip(operands[:n], ranks)]
+    inits = [zero] + list(operands[:n]) + [empty(v) for v in operands[:n]]
     aug_tts = [TT(D.int32, ())] + list(tts) + acc_tts
     res = control_flow.while_flat(acond, abody, inits, aug_tts, max_iter, name, record=False)
     count, outs, accs = res[0], res[1:n + 1], res[n + 1:]

@@ -148,6 +148,33 @@ def test_while_without_bound_graph_executor_matches_unrolled():
     assert_close(g, dy, rtol=1e-6)
 
 
+@pytest.mark.parametrize("mode,bound", [("graph", None), ("graph", 8), ("xla", 8)])
+@pytest.mark.parametrize("x0", [np.array([1.5, 2.0], np.float32),
+                                np.array([[0.5], [1.0], [-0.25]], np.float32),
+                                np.zeros((0, 3), np.float32)])
+def test_while_gradient_with_loop_values_of_unknown_rank(mode, bound, x0):
+    if bound is None and x0.size == 0:
+        bound = 3   # an empty sum never reaches 20
+    """The kept iterations stack values whose rank is known only at run time (TF keeps them
+    in TensorLists with an unknown element shape)."""
+    def with_loop(x):
+        with tf.GradientTape() as t:
+            t.watch(x)
+            y = tf.while_loop(lambda y: tf.reduce_sum(y) < 20.0, lambda y: y * x + 1.0,
+                              [x + 1.0], maximum_iterations=bound)
+            loss = tf.reduce_sum(y[0])
+        return loss, t.gradient(loss, x)
+
+    fn = tf.function(with_loop, jit_compile=(mode == "xla"), autograph=False,
+                     input_signature=[tf.TensorSpec(None, tf.float32)])
+    loss, g = fn(tf.constant(x0))
+    y, dy, steps = x0 + 1.0, np.ones_like(x0), 0
+    while y.sum() < 20.0 and (bound is None or steps < bound):
+        y, dy, steps = y * x0 + 1.0, dy * x0 + y, steps + 1
+    assert_close(loss, np.float32(y.sum()), rtol=1e-6)
+    assert_close(g, dy, rtol=1e-6)
+
+
 def test_while_without_bound_under_xla_asks_for_maximum_iterations():
     def with_loop(x):
         with tf.GradientTape() as t:

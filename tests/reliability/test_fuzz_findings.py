@@ -195,6 +195,41 @@ def test_gradient_of_a_broadcast_with_dims_unknown_while_tracing():
     np.testing.assert_array_equal(gy.numpy(), np.zeros((1, 2)))
 
 
+@pytest.mark.parametrize("jit", [False, True])
+@pytest.mark.parametrize("xs,ys", [((2, 3, 4), (3, 1)), ((2, 3, 4), ()), ((0, 3), (1,)),
+                                   ((1, 3), (2, 1, 1))])
+def test_gradient_of_a_broadcast_of_unknown_rank(jit, xs, ys):
+    # the fuzzer's seed 418309 (a while_loop gradient traced for unknown dims) reached a
+    # product whose operands' ranks were unknown while tracing; TF 2.21 sums over the axes
+    # broadcast at run time, whatever the rank
+    def grads(x, y):
+        with tf.GradientTape() as tape:
+            tape.watch([x, y])
+            s = tf.reduce_sum(x * y * 3.0)
+        return tape.gradient(s, [x, y])
+    f = tf.function(grads, jit_compile=jit, input_signature=[tf.TensorSpec(None, tf.float32)] * 2)
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal(xs).astype(np.float32)
+    y = rng.standard_normal(ys).astype(np.float32)
+    gx, gy = f(tf.constant(x), tf.constant(y))
+    out = np.broadcast_shapes(xs, ys)
+    want_x = _sum_to(3.0 * np.broadcast_to(y, out), xs)
+    want_y = _sum_to(3.0 * np.broadcast_to(x, out), ys)
+    assert gx.shape == xs and gy.shape == ys
+    np.testing.assert_allclose(gx.numpy(), want_x, rtol=1e-5)
+    np.testing.assert_allclose(gy.numpy(), want_y, rtol=1e-5)
+
+
+def _sum_to(g, shape):
+    """NumPy's reading of the broadcast gradient: sum the leading axes away, then keep-sum
+    each axis where `shape` has 1."""
+    g = g.reshape((-1,) + g.shape[g.ndim - len(shape):]).sum(0) if g.ndim > len(shape) else g
+    for i, d in enumerate(shape):
+        if d == 1:
+            g = g.sum(i, keepdims=True)
+    return g
+
+
 def test_slice_with_a_size_known_only_at_run_time_is_not_dropped():
     # the arithmetic pass took a run-time size (None) for "everything" on an unknown dim and
     # removed the slice; TF 2.21 gives shape (3, 2, 1, 2)

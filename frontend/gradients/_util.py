@@ -15,6 +15,7 @@ from ...ir.registry import REQUIRED
 from ..ops import array as A
 from ..ops import math as M
 from ..ops import reduce as R
+from ..ops import segment as S
 from . import register_gradient
 
 
@@ -125,7 +126,6 @@ def _sum_to_run_time_shape(grad, like):
     """unbroadcast where a rank is known only at run time: each element of `grad` is added to
     the element of `like` it was broadcast from, numbered by broadcasting like's flat
     positions to grad's shape (reductions take their axes while tracing)."""
-    from ..ops import segment as S
     like_shape, like_size = A.shape(like), A.size(like)
     positions = A.reshape(A.range(like_size), like_shape)
     ids = A.reshape(A.broadcast_to(positions, A.shape(grad)), [-1])

@@ -1,7 +1,7 @@
 """The special functions under XLA: CHLO's own ops where it has them (lgamma, digamma,
 erf_inv, bessel_i1e, polygamma, zeta, next_after, which XLA expands), and expressions of
 StableHLO for the rest. Half floats compute in float32 and round once. Left of 0, polygamma
-and zeta are the eager kernels' reflection (hurwitz_left) of CHLO's values at positive
+and zeta are the eager kernels' reflection (hurwitz) of CHLO's values at positive
 arguments, written in jax.numpy and called from the module: CHLO's fixed-length sum is wrong
 there."""
 from __future__ import annotations
@@ -10,7 +10,7 @@ import math
 
 from ...ir import dtypes as D
 from ...runtime.jax_internals import chlo, hlo
-from ...runtime.kernels.special_math import hurwitz_left
+from ...runtime.kernels.special_math import hurwitz
 from .core import register_lowering
 from .decomp import JAX_FUNCTIONS, call_jax
 
@@ -36,20 +36,13 @@ for _n, _f in CHLO_UNARY.items():
 
 
 def _hurwitz(name, order_shift):
-    """jax.lax's `name` (CHLO's polygamma(n, q) or zeta(s, q)), with hurwitz_left of it at a
-    negative q off the integers: there a whole order s = n + order_shift, NaN for any other."""
+    """The eager kernels' `hurwitz` of jax.lax's `name` (CHLO's polygamma(n, q) or
+    zeta(s, q)), whose order s is n + order_shift."""
     def make():
         import jax
         import jax.numpy as jnp
         fn = getattr(jax.lax, name)
-
-        def hurwitz(a, q):
-            left = (q < 0) & (q != jnp.floor(q))
-            s = a + order_shift
-            reflected = hurwitz_left(jnp, lambda y: fn(a, y), s, jnp.where(left, q, 0.5))
-            reflected = jnp.where(s == jnp.floor(s), reflected, jnp.nan)
-            return jnp.where(left, reflected, fn(a, jnp.where(left, 0.5, q)))
-        return hurwitz
+        return lambda a, q: hurwitz(jnp, lambda y: fn(a, y), a + order_shift, q)
     return make
 
 

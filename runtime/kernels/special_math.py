@@ -33,10 +33,14 @@ def hurwitz_left(xp, fn, s, q):
     return fn(f) + sign * (fn(g) - fn(1 - q))
 
 
-def _left_of_zero(q):
-    """Where hurwitz_left applies, and q with 0.5 elsewhere (every evaluation stays fast)."""
-    left = (q < 0) & (q != np.floor(q))
-    return left, np.where(left, q, 0.5), np.where(left, 0.5, q)
+def hurwitz(xp, fn, s, q):
+    """fn(q) everywhere: hurwitz_left's reflection at a negative q off the integers (NaN there
+    unless s is whole), fn itself elsewhere; each evaluation gets an argument where it is
+    fast (0.5 in place of the other side's)."""
+    left = (q < 0) & (q != xp.floor(q))
+    reflected = hurwitz_left(xp, fn, s, xp.where(left, q, 0.5))
+    reflected = xp.where(s == xp.floor(s), reflected, xp.nan)
+    return xp.where(left, reflected, fn(xp.where(left, 0.5, q)))
 
 
 def _polygamma(n, x):
@@ -45,11 +49,7 @@ def _polygamma(n, x):
     n, x = np.broadcast_arrays(n, x)
     whole = (n == np.floor(n)) & (n >= 0) & np.isfinite(n)
     order = np.where(whole, n, 0).astype(np.int64)
-    left, at_left, elsewhere = _left_of_zero(x)
-
-    def psi(y):
-        return _sc().polygamma(order, y)
-    out = np.where(left, hurwitz_left(np, psi, order + 1, at_left), psi(elsewhere))
+    out = hurwitz(np, lambda y: _sc().polygamma(order, y), order + 1, x)
     out = np.where((order > 0) & (x == np.inf), 0.0, out)
     # At a pole x = 0, -1, ... TF's order n is (-1)^(n+1) n! zeta(n+1, x), and its zeta is
     # +inf for an even n+1 but NaN for an odd one; order 0 is digamma, NaN there (SciPy:
@@ -73,14 +73,11 @@ def _digamma(x):
 def _zeta(x, q):
     """Hurwitz zeta as TF's: at a whole q <= 0 (-inf included) +inf for an even whole x > 1,
     NaN for any other x > 1 (SciPy: +inf for every x); at a negative q off the integers
-    hurwitz_left's value for a whole x (SciPy's is wrong for a float x), NaN otherwise."""
+    hurwitz's reflection (SciPy's value is wrong for a float x)."""
     x, q = np.broadcast_arrays(x, q)
     pole = (x > 1) & (q <= 0) & (q == np.floor(q))
     even = (x == np.floor(x)) & (np.fmod(x, 2) == 0)
-    left, at_left, elsewhere = _left_of_zero(q)
-    whole = (x == np.floor(x)) & (x > 1)
-    reflected = hurwitz_left(np, lambda y: _sc().zeta(x, y), x, at_left)
-    out = np.where(left, np.where(whole, reflected, np.nan), _sc().zeta(x, elsewhere))
+    out = hurwitz(np, lambda y: _sc().zeta(x, y), x, q)
     return np.where(pole, np.where(even, np.inf, np.nan), out)
 
 

@@ -5,6 +5,7 @@ from ...ir import dtypes as D
 from ...ir.errors import InvalidArgumentError
 from ..eager.dispatch import apply, convert_to_tensor, op_error
 from ..export import runs, tf_export
+from . import array as _A
 from . import math as _m
 from .axes import axes_attr as _axes, axis_int as _int
 
@@ -159,11 +160,28 @@ def _norm_axes(axis):
     return ax
 
 
+def _matrix_two_norm(x, ax, keep):
+    """The largest singular value over the axis pair `ax`, as TF builds it: the pair moved
+    last, svd's values, the max of their abs (whose gradient at a zero value is TF's 0)."""
+    rank = x.shape.rank
+    if rank is None:
+        raise NotImplementedError(f"norm: the matrix 2-norm needs a tensor of known rank, "
+                                  f"got {x!r}")
+    # an axis out of range makes perm the wrong length, which transpose refuses (TF alike)
+    pair = [a + rank if a < 0 else a for a in ax]
+    perm = [i for i in range(rank) if i not in pair] + pair
+    s = apply("svd", (_A.transpose(x, perm),), {"compute_uv": False, "full_matrices": False})[0]
+    top = apply("reduce_max", (_m.abs(s),), {"axis": (-1,), "keepdims": False})
+    if not keep:   # the other axes keep their order: the norm with the pair dropped
+        return top
+    kept = _A.expand_dims(_A.expand_dims(top, -1), -1)
+    return _A.transpose(kept, [perm.index(i) for i in range(rank)])
+
+
 @tf_export("linalg.norm", "norm")
 def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None):  # noqa: A002
     """Vector norms (`ord` 'euclidean', 1, inf or any p > 0) over one axis or the whole
-    tensor, and matrix norms ('euclidean'/'fro', 1, inf) over a pair of axes, as tf.norm.
-    The matrix 2-norm (the largest singular value) needs an SVD, which flowjit lacks."""
+    tensor, and matrix norms ('euclidean'/'fro', 1, 2, inf) over a pair of axes, as tf.norm."""
     x = convert_to_tensor(tensor)
     ax = _norm_axes(axis)
     keep = bool(keepdims)
@@ -172,16 +190,14 @@ def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None):  # noqa:
         if ord not in _MATRIX_ORDS or not (is_number or isinstance(ord, str)):
             raise ValueError(f"'ord' must be a supported matrix norm in ['euclidean', 'fro', "
                              f"1, 2, inf], got {ord}")
-        if ord == 2:
-            raise NotImplementedError(f"norm: the matrix 2-norm (ord=2 over axes {list(ax)}) "
-                                      f"needs a singular value decomposition, which flowjit "
-                                      f"does not provide")
     elif not (ord == "euclidean" or (is_number and ord > 0)):
         raise ValueError(f"'ord' must be a supported vector norm, got {ord}")
     if not x.dtype.is_floating:
         raise InvalidArgumentError(None, "norm", f"norm: input must be a floating-point tensor, "
                                                  f"got {x.dtype.name}")
-    if ord in ("euclidean", "fro") or (ord == 2 and (ax is None or len(ax) == 1)):
+    if ord == 2 and ax is not None and len(ax) == 2:
+        return _matrix_two_norm(x, ax, keep)
+    if ord in ("euclidean", "fro") or ord == 2:
         return _m.sqrt(apply("reduce_sum", (_m.square(x),), {"axis": ax, "keepdims": keep}))
     a = _m.abs(x)
     if ax is not None and len(ax) == 2:

@@ -47,7 +47,8 @@ M = np.array([[1.0, -2.0], [3.0, 4.0]], np.float32)
 TF_NORMS = [("euclidean", None, 5.477226), ("euclidean", 0, [3.1622777, 4.472136]),
             ("fro", [0, 1], 5.477226), (1, None, 10.0), (1, 0, [4.0, 6.0]), (1, [0, 1], 6.0),
             (2, None, 5.477226), (np.inf, None, 4.0), (np.inf, 0, [3.0, 4.0]),
-            (np.inf, (-2, -1), 7.0), (3, None, 4.641589), (3, 0, [3.0365891, 4.1601677])]
+            (np.inf, (-2, -1), 7.0), (3, None, 4.641589), (3, 0, [3.0365891, 4.1601677]),
+            (2, [0, 1], 5.1166735)]
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -74,8 +75,8 @@ def test_norm_of_a_batch_of_matrices(mode):
     ({"axis": [0, 1, 2]}, ValueError,
      "'axis' must be None, an integer, or a tuple of 2 unique integers, got [0, 1, 2]"),
     ({"axis": [0, 0]}, ValueError, "'axis' must be None, an integer, or a tuple of 2 unique"),
-    # flowjit lacks an SVD (see README, Differences from TF).
-    ({"ord": 2, "axis": [0, 1]}, NotImplementedError, "singular value decomposition"),
+    ({"ord": 2, "axis": [0, 2]}, InvalidArgumentError,
+     "transpose expects a vector of size 2. But input(1) is a vector of size 3"),
 ])
 def test_norm_errors(kw, exc, text):
     with pytest.raises(exc, match=re.escape(text)):

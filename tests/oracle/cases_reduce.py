@@ -50,4 +50,15 @@ CASES = [
     case("cumsum", T([1., 2.]), axis=1),
     case("norm", T([[3., 4.], [0., 0.]]), axis=1, grad=(0,)),
     case("norm", T([[3., -4.]]), ord=1),
+    # the matrix 2-norm: the largest singular value over an axis pair in any order, kept dims
+    # in place; tied singular values (the identity), a zero matrix, a matrix with no elements
+    case("norm", T([[[1., -2., 0.5, 3.], [0., 4., -1., 2.]],
+                    [[2., 2., -3., 0.], [1., 0., 0., 1.]],
+                    [[0., 0., 0., 0.], [0., 0., 0., 0.]]]), ord=2, axis=[2, 0], keepdims=True,
+         grad=(0,)),
+    case("norm", T([[[3., 1.], [1., 3.]], [[1., 0.], [0., 1.]], [[0., 0.], [0., 0.]]],
+                   "float64"), ord=2, axis=[-1, -2], grad=(0,)),
+    case("linalg.norm", T([[2., -1., 0.], [1., 1., 5.]]), ord=2, axis=(0, 1), grad=(0,)),
+    case("norm", T([[], []]), ord=2, axis=[0, 1]),
+    case("norm", T([[1., 2.], [3., 4.]]), ord=2, axis=[0, 2]),
 ]

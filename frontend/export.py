@@ -33,6 +33,7 @@ EXPORTING_PACKAGES = ("flowjit.frontend.ops", "flowjit.frontend.state.variables"
                       "flowjit.frontend.composite.indexed_slices",
                       "flowjit.frontend.composite.sparse_ops",
                       "flowjit.frontend.composite.ragged_ops",
+                      "flowjit.frontend.composite.row_partition",
                       "flowjit.frontend.composite.nn_sparse",
                       "flowjit.frontend.control.critical_section")
 

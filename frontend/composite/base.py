@@ -17,6 +17,9 @@ class CompositeTensor:
     # whether tf.math's elementwise functions map over this value's flat values (TF's ragged
     # dispatch); such a class defines `_elementwise(fn, args, kwargs)`
     _maps_elementwise = False
+    # whether tf.is_tensor counts this value (TF: its sparse, ragged and IndexedSlices values,
+    # not a PerReplica or a Dataset)
+    _is_tensor = False
 
     def _components(self) -> tuple:
         raise NotImplementedError

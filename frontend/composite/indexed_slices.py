@@ -27,6 +27,8 @@ LARGE_DENSE_ELEMENTS = 100_000_000
 class IndexedSlices(CompositeTensor):
     """TF's `tf.IndexedSlices(values, indices, dense_shape=None)`."""
 
+    _is_tensor = True
+
     def __init__(self, values, indices, dense_shape=None):
         self._values = convert_to_tensor(values)
         self._indices = convert_to_tensor(indices)

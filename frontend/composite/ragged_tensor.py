@@ -34,9 +34,29 @@ def _splits_from_lengths(lengths):
     return A.concat([A.zeros([1], D.int64), R.cumsum(lengths)], 0)
 
 
+def splits_from_value_rowids(rowids, nrows, what):
+    """The row splits of int64 `rowids` (sorted) over `nrows` rows (None: the last id + 1)."""
+    if nrows is None:
+        known = traced_value(rowids)
+        if not isinstance(known, tuple) or None in known:
+            raise ValueError(f"{what}: nrows must be given when value_rowids is not known "
+                             f"while tracing")
+        nrows = known[-1] + 1 if known else 0
+    lengths = S.unsorted_segment_sum(A.ones_like(rowids), rowids, int(nrows))
+    return _splits_from_lengths(lengths)
+
+
+def rowids_from_splits(row_splits, nvals):
+    """The row of each of `nvals` values: its position searched in the splits."""
+    positions = A.range(nvals, dtype=row_splits.dtype)
+    return C.searchsorted(row_splits[1:], positions, side="right", out_type=row_splits.dtype)
+
+
 @tf_export("RaggedTensor")
 class RaggedTensor(CompositeTensor):
     """TF's `tf.RaggedTensor` (build one with a `from_*` factory or `tf.ragged.constant`)."""
+
+    _is_tensor = True
 
     def __init__(self, values, row_splits):
         self._values = values
@@ -55,15 +75,9 @@ class RaggedTensor(CompositeTensor):
     def from_value_rowids(cls, values, value_rowids, nrows=None, name=None, validate=True):
         """Row `value_rowids[j]` holds `values[j]` (ids sorted); `nrows` defaults to the last
         id + 1."""
-        rowids = _int64(value_rowids)
-        if nrows is None:
-            known = traced_value(rowids)
-            if not isinstance(known, tuple) or None in known:
-                raise ValueError("RaggedTensor.from_value_rowids: nrows must be given when "
-                                 "value_rowids is not known while tracing")
-            nrows = known[-1] + 1 if known else 0
-        lengths = S.unsorted_segment_sum(A.ones_like(rowids), rowids, int(nrows))
-        return cls(_values(values), _splits_from_lengths(lengths))
+        return cls(_values(values),
+                   splits_from_value_rowids(_int64(value_rowids), nrows,
+                                            "RaggedTensor.from_value_rowids"))
 
     @classmethod
     def from_tensor(cls, tensor, lengths=None, padding=None, ragged_rank=1, name=None,
@@ -126,8 +140,7 @@ class RaggedTensor(CompositeTensor):
 
     def value_rowids(self, name=None):
         """The row of each value: its position searched in the splits."""
-        positions = A.range(_length(self._values), dtype=D.int64)
-        return C.searchsorted(self._row_splits[1:], positions, side="right", out_type=D.int64)
+        return rowids_from_splits(self._row_splits, _length(self._values))
 
     def bounding_shape(self, axis=None, name=None, out_type=None):
         rows = A.reshape(self.nrows(), [1])
@@ -248,12 +261,26 @@ class RaggedTensor(CompositeTensor):
         """The rows `rows` (a 1-D int64 tensor), in that order."""
         splits = _splits_from_lengths(A.gather(self.row_lengths(), rows))
         positions = A.range(splits[-1], dtype=D.int64)
-        new_rows = C.searchsorted(splits[1:], positions, side="right", out_type=D.int64)
+        new_rows = rowids_from_splits(splits, splits[-1])
         source = M.add(A.gather(A.gather(self._row_splits, rows), new_rows),
                        M.subtract(positions, A.gather(splits, new_rows)))
         inner = self._values._take(source) if isinstance(self._values, RaggedTensor) \
             else A.gather(self._values, source)
         return RaggedTensor(inner, splits)
+
+    def _gather(self, indices, axis, batch_dims):
+        """tf.gather of rows, as TF's ragged dispatch: a vector of indices picks rows (a
+        RaggedTensor), a scalar one row (its values)."""
+        if axis not in (None, 0) or batch_dims != 0:
+            raise NotImplementedError("tf.gather of a RaggedTensor: flowjit gathers rows "
+                                      "(axis 0, batch_dims 0) only")
+        ix = _int64(indices)
+        if ix.shape.rank == 0:
+            return self._take(A.reshape(ix, [1])).values
+        if ix.shape.rank != 1:
+            raise NotImplementedError("tf.gather of a RaggedTensor: flowjit takes a scalar or "
+                                      "a vector of indices")
+        return self._take(ix)
 
     # --- elementwise ops (tf.math's elementwise functions dispatch here) ---------------------
     _maps_elementwise = True

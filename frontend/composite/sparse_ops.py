@@ -60,11 +60,16 @@ def _unravel(linear, shape):
     return A.stack(columns, axis=1) if columns else A.zeros([A.shape(linear)[0], 0], D.int64)
 
 
-def _ordered(indices, values, shape) -> SparseTensor:
+def _reordered(indices, values, shape):
+    """(indices, values) in the row-major order of `shape` (whose first dim is not needed)."""
     order = A.argsort(_linear(indices, shape), stable=True)
     # gather_nd: the values' gradient is dense, as TF's SparseReorder gradient (a gather's
     # would be IndexedSlices)
-    return _made(A.gather(indices, order), A.gather_nd(values, A.expand_dims(order, 1)), shape)
+    return A.gather(indices, order), A.gather_nd(values, A.expand_dims(order, 1))
+
+
+def _ordered(indices, values, shape) -> SparseTensor:
+    return _made(*_reordered(indices, values, shape), shape)
 
 
 # --- conversions ------------------------------------------------------------------------------
@@ -279,13 +284,20 @@ def fill_empty_rows(sp_input, default_value, name=None):
     """Every row without an entry gets `default_value` at column 0; also the bool vector of
     the rows that were empty."""
     sp = _sparse(sp_input, "fill_empty_rows")
-    shape = _static_shape(sp, "fill_empty_rows")
-    counts = S.unsorted_segment_sum(A.ones_like(sp.indices[:, 0]), sp.indices[:, 0], shape[0])
+    # the row count may be known at run time only (a batch); the order needs the other dims
+    shape = sp.shape.as_list() if sp.shape.rank is not None else None
+    if shape is None or None in shape[1:]:
+        raise ValueError(f"fill_empty_rows: the SparseTensor's dense shape after the first "
+                         f"dim must be known while tracing, got {sp.shape}")
+    n_rows = shape[0] if shape[0] is not None else sp.dense_shape[0]
+    counts = S.unsorted_segment_sum(A.ones_like(sp.indices[:, 0]), sp.indices[:, 0], n_rows)
     empty = M.equal(counts, convert_to_tensor(np.int64(0)))
     rows = A.reshape(M.where(empty), [-1, 1])
     filled = A.concat([rows, A.zeros([A.shape(rows)[0], len(shape) - 1], D.int64)], 1)
     default = A.fill([A.shape(rows)[0]], convert_to_tensor(default_value, dtype=sp.dtype))
-    out = _ordered(A.concat([sp.indices, filled], 0), A.concat([sp.values, default], 0), shape)
+    out = SparseTensor(*_reordered(A.concat([sp.indices, filled], 0),
+                                   A.concat([sp.values, default], 0), shape), sp.dense_shape)
+    out._known_shape = sp._known_shape
     return out, empty
 
 

@@ -19,6 +19,8 @@ from .base import CompositeSpec, CompositeTensor
 class SparseTensor(CompositeTensor):
     """TF's `tf.sparse.SparseTensor(indices, values, dense_shape)`."""
 
+    _is_tensor = True
+
     def __init__(self, indices, values, dense_shape):
         self._indices = convert_to_tensor(indices, dtype_hint=D.int64)
         if self._indices.dtype is not D.int64:

@@ -81,21 +81,48 @@ def _bind_lazy_modules(module_utils):
     module_utils.gfile._available = False
 
 
-def _recognize_flowjit_datasets(module):
-    """Keras recognizes a `tf.data.Dataset` by its class's TF module path; flowjit's datasets
-    are recognized by their class."""
-    keras_test = module.is_tf_dataset
+def _accepting(module, name, classes):
+    """Keras's test `module.<name>(x)`, which recognizes TF's classes by their module path,
+    made true for instances of flowjit's `classes()` as well."""
+    keras_test = getattr(module, name)
 
-    def is_tf_dataset(x):
-        from flowjit.frontend.data.dataset import Dataset
-        return isinstance(x, Dataset) or keras_test(x)
-    module.is_tf_dataset = is_tf_dataset
+    def test(x):
+        return isinstance(x, classes()) or keras_test(x)
+    setattr(module, name, test)
+
+
+def _datasets():
+    from flowjit.frontend.data.dataset import Dataset
+    return (Dataset,)
+
+
+def _sparse():
+    from flowjit.frontend.composite.sparse_tensor import SparseTensor
+    return (SparseTensor,)
+
+
+def _ragged():
+    from flowjit.frontend.composite.ragged_tensor import RaggedTensor
+    return (RaggedTensor,)
+
+
+def _recognize_flowjit_datasets(module):
+    _accepting(module, "is_tf_dataset", _datasets)
+
+
+def _recognize_flowjit_composites(module):
+    """fit's data adapters take flowjit's SparseTensor and RaggedTensor as TF's."""
+    _accepting(module, "is_tensorflow_sparse", _sparse)
+    _accepting(module, "is_tensorflow_ragged", _ragged)
+    _accepting(module, "is_tensorflow_tensor", lambda: _sparse() + _ragged())
 
 
 # Keras modules that need flowjit bound into them as soon as they have run.
 _AFTER_LOAD = {"keras.src.utils.module_utils": _bind_lazy_modules,
                "keras.src.trainers.data_adapters": _recognize_flowjit_datasets,
-               "keras.src.utils.dataset_utils": _recognize_flowjit_datasets}
+               "keras.src.utils.dataset_utils": _recognize_flowjit_datasets,
+               "keras.src.trainers.data_adapters.data_adapter_utils":
+                   _recognize_flowjit_composites}
 
 
 def load_keras():

@@ -614,6 +614,8 @@ def _cast_like(x, like):
 @tf_export("gather")
 def gather(params, indices, validate_indices=None, axis=None, batch_dims=0, name=None):
     """Slices of `params` along `axis` at `indices` (out-of-range indices raise)."""
+    if getattr(params, "_tf_composite", False) and hasattr(params, "_gather"):
+        return params._gather(indices, axis, batch_dims)   # a RaggedTensor's rows
     p = convert_to_tensor(params)
     ix = convert_to_tensor(indices)
     bd = _int(batch_dims, "gather", "batch_dims")
@@ -913,23 +915,41 @@ def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None
 
 
 # --- shape queries ------------------------------------------------------------------------
+def _sparse_dense_shape(value):
+    """A SparseTensor's dense shape (the shape TF's shape queries give for it), else None."""
+    from ..composite.sparse_tensor import SparseTensor
+    return value.dense_shape if isinstance(value, SparseTensor) else None
+
+
 @tf_export("shape")
 def shape(input, out_type=None, name=None):  # noqa: A002
-    """The shape of `input` as a 1-D int32 (or `out_type`) tensor."""
-    t = convert_to_tensor(input)
-    return apply("shape", (t,), {"out_type": D.as_dtype(out_type or D.int32)})
+    """The shape of `input` (a SparseTensor's dense shape) as a 1-D int32 (or `out_type`)
+    tensor."""
+    out_type = D.as_dtype(out_type or D.int32)
+    dense_shape = _sparse_dense_shape(input)
+    if dense_shape is not None:
+        return _m.cast(dense_shape, out_type)
+    return apply("shape", (convert_to_tensor(input),), {"out_type": out_type})
 
 
 @tf_export("size")
 def size(input, out_type=None, name=None):  # noqa: A002
-    """The number of elements of `input` as a scalar int32 (or `out_type`) tensor."""
-    t = convert_to_tensor(input)
-    return apply("size", (t,), {"out_type": D.as_dtype(out_type or D.int32)})
+    """The number of elements of `input` (a SparseTensor's dense elements) as a scalar int32
+    (or `out_type`) tensor."""
+    out_type = D.as_dtype(out_type or D.int32)
+    dense_shape = _sparse_dense_shape(input)
+    if dense_shape is not None:
+        return _m.cast(apply("reduce_prod", (dense_shape,), {"axis": None, "keepdims": False}),
+                       out_type)
+    return apply("size", (convert_to_tensor(input),), {"out_type": out_type})
 
 
 @tf_export("rank")
 def rank(input, name=None):  # noqa: A002
-    """The number of dims of `input`, a scalar int32 tensor."""
+    """The number of dims of `input` (a SparseTensor's dense dims), a scalar int32 tensor."""
+    dense_shape = _sparse_dense_shape(input)
+    if dense_shape is not None:
+        return size(dense_shape)
     t = convert_to_tensor(input)
     r = t.shape.rank
     if r is not None:

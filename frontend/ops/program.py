@@ -26,9 +26,10 @@ def inside_function():
 
 @tf_export("is_tensor")
 def is_tensor(x):
-    """True for a tensor (eager or symbolic) or a Variable."""
+    """True for a tensor (eager or symbolic), a Variable, or a sparse, ragged or IndexedSlices
+    value."""
     from ..state.variables import Variable
-    return isinstance(x, (Tensor, Variable))
+    return isinstance(x, (Tensor, Variable)) or getattr(x, "_is_tensor", False)
 
 
 @tf_export("is_symbolic_tensor")

@@ -607,3 +607,54 @@ def sparse_reduce_output_is_sparse(tf):
     return [reduction(st, axis, keepdims=keep, output_is_sparse=True)
             for reduction in (tf.sparse.reduce_sum, tf.sparse.reduce_max)
             for axis, keep in ((1, None), (0, None), (-1, True), (None, None))]
+
+
+@case(xla=False)
+def sparse_fill_empty_rows_of_a_batch_unknown_while_tracing(tf):
+    # Keras's sparse matmul fills the rows of a batch traced as [None, 3]; rows 0, 2, 4 empty
+    fill = tf.function(lambda s: tf.sparse.fill_empty_rows(s, -1.0),
+                       input_signature=[tf.SparseTensorSpec([None, 3], tf.float32)])
+    filled, empty = fill(tf.SparseTensor([[1, 2], [3, 0], [3, 1]], _f32([1, 2, 3]), [5, 3]))
+    return [filled, empty]
+
+
+@case()
+def sparse_shape_size_rank(tf):
+    # the dense shape's, not the components'
+    st = tf.SparseTensor([[0, 1], [2, 0]], _f32([1, 2]), [3, 4])
+    return [tf.shape(st), tf.shape(st, out_type=tf.int64), tf.size(st), tf.rank(st)]
+
+
+@case()
+def row_partition_encodings(tf):
+    # empty rows first, between and last; int32 kept from the splits or asked for
+    rp = tf.experimental.RowPartition
+    ids = rp.from_value_rowids(tf.constant([0, 0, 2, 3], tf.int64), nrows=5)
+    lengths = rp.from_row_lengths([2, 0, 1])
+    splits = rp.from_row_splits(tf.constant([0, 3, 3], tf.int32))
+    empty = rp.from_value_rowids(tf.constant([], tf.int64), nrows=2)
+    return [ids.row_splits(), ids.row_lengths(), ids.value_rowids(), ids.nrows(), ids.nvals(),
+            lengths.row_splits(), splits.row_lengths(), splits.nrows(),
+            empty.row_splits(), empty.value_rowids(),
+            rp.from_row_lengths([2, 1], dtype=tf.int32).row_splits(),
+            rp.from_value_rowids([1, 1, 1]).row_splits()]
+
+
+@case(xla=False)
+def row_partition_rows_of_lengths(tf):
+    # how many values there are is the lengths' sum: a value, so no static shape for XLA
+    rp = tf.experimental.RowPartition
+    return [rp.from_row_lengths([2, 0, 1]).value_rowids(), rp.from_row_lengths([]).nvals(),
+            rp.from_row_splits(tf.constant([0, 0, 3], tf.int32)).value_rowids()]
+
+
+@case(xla=False)
+def ragged_gather_rows(tf):
+    # repeated, empty and reordered rows; one row (its values); no rows; a nested ragged;
+    # the gradient reaches each gathered value once per pick
+    rt = tf.RaggedTensor.from_row_lengths(_f32([1, 2, 3, 4, 5]), [2, 0, 3])
+    nested = tf.RaggedTensor.from_row_lengths(rt, [1, 2])
+    return [tf.gather(rt, [2, 0, 2, 1]), tf.gather(rt, 2), tf.gather(rt, tf.constant([], tf.int32)),
+            tf.gather(nested, [1, 1, 0]), tf.gather(rt, tf.constant(0, tf.int64)),
+            _grads(tf, lambda v: tf.gather(tf.RaggedTensor.from_row_lengths(v, [2, 0, 3]),
+                                           [2, 0, 2]), [1, 2, 3, 4, 5])]

@@ -3,6 +3,7 @@ specs, `tf.nest` with and without `expand_composites`, trace types and `input_si
 the densifying warning, Variables' sparse updates."""
 from __future__ import annotations
 
+import re
 import warnings
 
 import numpy as np
@@ -148,3 +149,15 @@ def test_ragged_numpy_keeps_the_dtype_and_stacks_uniform_rows():
     assert uniform.dtype == np.int32 and uniform.tolist() == [[1, 2], [3, 4]]
     empty = tf.RaggedTensor.from_row_splits(tf.constant([], tf.float32), [0]).numpy()
     assert empty.shape == (0, 0) and empty.dtype == np.float32
+
+
+def test_row_partition_is_built_by_its_factories_only():
+    """TF 2.21's text for the private constructor, and its repr of the row splits."""
+    with pytest.raises(ValueError, match=re.escape(
+            "RowPartition constructor is private; please use one of the factory methods "
+            "instead (e.g., RowPartition.from_row_lengths())")):
+        tf.experimental.RowPartition(tf.constant([0, 1]))
+    partition = tf.experimental.RowPartition.from_value_rowids(
+        tf.constant([0, 0, 2, 3], tf.int64), nrows=5)
+    assert repr(partition) == "tf.RowPartition(row_splits=[0 2 2 3 4 4])"
+    assert partition.dtype is tf.int64

@@ -16,6 +16,17 @@ def test_eagerly():
         tf.group(tf.constant(1), control_inputs=[])
 
 
+def test_is_tensor_counts_tfs_tensor_like_values():
+    # TF 2.21: True for sparse, ragged and IndexedSlices values; False for a TensorArray, a
+    # Dataset, a TensorSpec and a Python number
+    assert tf.is_tensor(tf.SparseTensor([[0, 0]], [1.0], [2, 3]))
+    assert tf.is_tensor(tf.ragged.constant([[1], [2, 3]]))
+    assert tf.is_tensor(tf.IndexedSlices(tf.constant([1.]), tf.constant([0])))
+    assert not tf.is_tensor(tf.TensorArray(tf.float32, 2))
+    assert not tf.is_tensor(tf.data.Dataset.range(2))
+    assert not tf.is_tensor(tf.TensorSpec([])) and not tf.is_tensor(1.0)
+
+
 def test_while_tracing():
     seen = {}
 

@@ -93,3 +93,38 @@ def test_callbacks_stop_early_checkpoint_and_write_tensorboard_events(tmp_path):
     for split in ("train", "validation"):
         events = os.listdir(tmp_path / "logs" / split)
         assert any(name.startswith("events.out.tfevents") for name in events), events
+
+
+def _sparse_rows():
+    """12 rows of 5 features, mostly zero, rows 0, 4 and 7 all zero (Keras's sparse matmul
+    fills empty rows), as a SparseTensor and as the dense array."""
+    dense = np.where(RNG.random((12, 5)) < 0.35, RNG.normal(size=(12, 5)), 0).astype("float32")
+    dense[[0, 4, 7]] = 0
+    ix = np.argwhere(dense != 0)
+    return tf.SparseTensor(ix, dense[ix[:, 0], ix[:, 1]], dense.shape), dense
+
+
+@pytest.mark.parametrize("batch_size", [4, 5])
+def test_a_sparse_input_fits_like_its_dense_twin(batch_size):
+    """TF 2.21 with Keras fits a SparseTensor `x` (and a dataset of them) through its sparse
+    matmul; the steps are the dense array's (same products, summed in another order)."""
+    sparse, dense = _sparse_rows()
+    y = RNG.normal(size=(12, 1)).astype("float32")
+    feeds = {"dense": lambda: ((dense, y), {"batch_size": batch_size, "shuffle": False}),
+             "sparse": lambda: ((sparse, y), {"batch_size": batch_size, "shuffle": False}),
+             "dataset": lambda: ((tf.data.Dataset.from_tensor_slices((sparse, y))
+                                  .batch(batch_size),), {})}
+    losses, kernels = {}, {}
+    for name, feed in feeds.items():
+        model = keras.Sequential([keras.Input((5,), sparse=name != "dense"),
+                                  keras.layers.Dense(1)])
+        model.set_weights([np.linspace(-1, 1, 5, dtype="float32").reshape(5, 1),
+                           np.array([0.5], "float32")])
+        model.compile(keras.optimizers.SGD(0.1), "mse")
+        args, kwargs = feed()
+        losses[name] = model.fit(*args, epochs=3, verbose=0, **kwargs).history["loss"]
+        kernels[name] = model.get_weights()[0]
+    assert losses["dense"][2] < losses["dense"][0]
+    for name in ("sparse", "dataset"):
+        np.testing.assert_allclose(losses[name], losses["dense"], rtol=1e-5)
+        np.testing.assert_allclose(kernels[name], kernels["dense"], rtol=1e-5, atol=1e-6)

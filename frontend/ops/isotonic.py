@@ -13,7 +13,6 @@ from . import array as A
 Isotonic = collections.namedtuple("IsotonicRegression", ["output", "segments"])
 
 
-
 def _axis_last(x, axis):
     """The permutation that moves `axis` last (it is its own inverse: a swap)."""
     rank = x.shape.rank

@@ -90,6 +90,7 @@ _KINDS = {"checkpoint": (_checkpoint_writer, _checkpoint_check, 0.4),
           "savedmodel": (_savedmodel_writer, _savedmodel_check, 1.2)}
 
 
+# one save of number 1 holding 1s, which the kind's check accepts
 _ONE_SAVE = {
     "checkpoint": lambda folder: tf.train.CheckpointManager(
         tf.train.Checkpoint(v=tf.Variable(np.ones(_SIZE, np.float32))), folder,

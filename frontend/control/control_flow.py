@@ -37,13 +37,16 @@ def _to_tensor(x, what: str):
         raise TypeError(f"{what}: {x!r} is not convertible to a tensor ({e})") from None
 
 
-def _trace_fn(outer: FuncGraph, fn, args, name: str, arg_tts=()):
-    """Trace `fn(*placeholders)` into a nested graph; returns (graph, structure, flat outs)."""
+def _trace_fn(outer: FuncGraph, fn, args, name: str, arg_tts=(), keep_none=False):
+    """Trace `fn(*placeholders)` into a nested graph; returns (graph, structure, flat outs).
+    With `keep_none` a None in the result stays in the structure and has no output (a
+    branch run for its side effects returns None)."""
     g = FuncGraph(f"{outer.name}/{name}", outer=outer)
     with func_graph.as_default(g):
         phs = [g.placeholder(tt, name=f"loop_var_{i}") for i, tt in enumerate(arg_tts)]
         out = fn(*nest.pack_sequence_as(args, phs)) if arg_tts else fn()
-        flat = [g.capture(_to_tensor(v, f"{name} output")) for v in nest.flatten(out)]
+        flat = [g.capture(_to_tensor(v, f"{name} output")) for v in nest.flatten(out)
+                if not (keep_none and v is None)]
     g.outputs = [(t._node, t._index) for t in flat]
     return g, out, flat
 
@@ -205,17 +208,25 @@ def _check_case(truth, preds, default, exclusive):
 
 
 def _build_branches(g, op, selector, fns, names, name):
-    traced = [_trace_fn(g, fn, (), bn) for fn, bn in zip(fns, names)]
+    traced = [_trace_fn(g, fn, (), bn, keep_none=True) for fn, bn in zip(fns, names)]
     structures = [t[1] for t in traced]
     for bn, s in zip(names[1:], structures[1:]):
         if not nest.same_structure(structures[0], s):
             raise ValueError(f"{op}: {names[0]} and {bn} must have the same number, type, and "
                              f"overall structure of return values; got {structures[0]!r} and "
                              f"{s!r}")
+    counts = [len(t[2]) for t in traced]
+    for i, n in enumerate(counts[1:], 1):
+        if n != counts[0]:   # a None against a tensor (TF's check and text)
+            raise ValueError(f"Lengths of branch outputs of {op} must match.\n"
+                             f"len(graphs[0].outputs): {counts[0]}\n"
+                             f"len(graphs[{i}].outputs): {n}")
     out_types = _merge_types(op, names, [t[2] for t in traced])
     graphs = [t[0] for t in traced]
-    outs = add_branch_node(g, op, selector, graphs, out_types, name=name)
-    return nest.pack_sequence_as(structures[0], list(outs))
+    outs = iter(add_branch_node(g, op, selector, graphs, out_types, name=name))
+    # the first branch's structure, its Nones kept (TF packs by the true branch's)
+    return nest.pack_sequence_as(structures[0], [None if v is None else next(outs)
+                                                 for v in nest.flatten(structures[0])])
 
 
 def add_branch_node(g, op, selector, graphs, out_types, stateful=None, name=None):

@@ -86,6 +86,52 @@ def test_cond_with_variable_updates_in_branches():
     assert float(v.numpy()) == 1.0
 
 
+@pytest.mark.parametrize("jit", [False, True])
+def test_branches_run_for_their_side_effects_return_none(jit):
+    """TF 2.21: a branch may return None (Keras's loss-scale update does); the Nones keep
+    their places in the structure, the branch's updates run, in the graph and under XLA."""
+    v = tf.Variable(0.0)
+
+    def up():
+        v.assign_add(1.0)
+
+    def up_ten():
+        v.assign_add(10.0)
+
+    def nothing():
+        return None
+
+    @tf.function(jit_compile=jit)
+    def f(x):
+        r = tf.cond(x > 0, up, nothing)
+        s = tf.switch_case(tf.cast(x > 0, tf.int32), [nothing, up_ten])
+        pair = tf.cond(x > 0, lambda: (x * 2, None), lambda: (x, None))
+        return r, s, pair, v.read_value()
+
+    r, s, (doubled, hole), after = f(tf.constant(1.0))
+    assert r is None and s is None and hole is None
+    assert float(doubled) == 2.0 and float(after) == 11.0
+    assert float(f(tf.constant(-1.0))[3]) == 11.0
+
+
+def test_a_none_against_a_tensor_in_branches_is_tfs_error():
+    @tf.function
+    def mixed(x):
+        return tf.cond(x > 0, lambda: None, lambda: tf.constant(1.0))
+
+    # TF's lines, indented under "in user code:" as TF indents them
+    with pytest.raises(ValueError, match=r"Lengths of branch outputs of cond must match\.\n"
+                       r"\s*len\(graphs\[0\]\.outputs\): 0\n\s*len\(graphs\[1\]\.outputs\): 1"):
+        mixed(tf.constant(1.0))
+
+
+def test_gradient_through_a_branch_with_a_none_output():
+    w = tf.Variable(3.0)
+    with tf.GradientTape() as tape:
+        y = tf.function(lambda: tf.cond(w > 0, lambda: (w * w, None), lambda: (w, None)))()
+    assert y[1] is None and float(tape.gradient(y[0], w)) == 6.0
+
+
 @pytest.mark.parametrize("i", [0, 1, 2, 7, -1])
 def test_switch_case(i):
     x = tf.constant(3.0)

@@ -39,7 +39,11 @@ CASES = {
     # SGD, not Adam: the bias before BatchNormalization has a zero gradient but for rounding,
     # which Adam's normalized steps would amplify to the learning rate
     "conv_sgd": (_conv, lambda k: k.optimizers.SGD(0.05, momentum=0.9), True),
+    # float16 compute: a LossScaleOptimizer, whose scale update is a cond run for its effects
+    "mlp_sgd_mixed_float16": (_mlp, lambda k: k.optimizers.SGD(0.1), False),
 }
+# dtype policies other than float32 (set around building and fitting)
+POLICIES = {"mlp_sgd_mixed_float16": "mixed_float16"}
 
 
 def build(keras, case):
@@ -55,7 +59,16 @@ def build(keras, case):
 
 
 def fit(keras, case, jit_compile=False):
-    """history.history of two epochs of `fit` with validation, and `evaluate`/`predict`."""
+    """history.history of two epochs of `fit` with validation, and `evaluate`/`predict`
+    (and a loss-scale optimizer's state)."""
+    keras.mixed_precision.set_global_policy(POLICIES.get(case, "float32"))
+    try:
+        return _fit(keras, case, jit_compile)
+    finally:
+        keras.mixed_precision.set_global_policy("float32")
+
+
+def _fit(keras, case, jit_compile):
     model, optimizer, loss = build(keras, case)
     model.compile(optimizer=optimizer, loss=loss, jit_compile=jit_compile,
                   metrics=[keras.metrics.SparseCategoricalAccuracy(name="acc")])
@@ -64,6 +77,11 @@ def fit(keras, case, jit_compile=False):
                         validation_data=(vx, vy), verbose=0)
     evaluated = model.evaluate(vx, vy, batch_size=BATCH, verbose=0, return_dict=True)
     predicted = model.predict(vx[:5], verbose=0)
-    return {"history": {k: [float(v) for v in vs] for k, vs in history.history.items()},
-            "evaluate": {k: float(v) for k, v in evaluated.items()},
-            "predict": np.asarray(predicted).tolist()}
+    out = {"history": {k: [float(v) for v in vs] for k, vs in history.history.items()},
+           "evaluate": {k: float(v) for k, v in evaluated.items()},
+           "predict": np.asarray(predicted).tolist()}
+    if hasattr(model.optimizer, "dynamic_scale"):
+        out["loss_scale"] = {"step_counter": int(model.optimizer.step_counter.numpy()),
+                             "dynamic_scale": float(model.optimizer.dynamic_scale.numpy()),
+                             "iterations": int(model.optimizer.iterations.numpy())}
+    return out

@@ -31,14 +31,17 @@ ROOT_PARENT = os.path.dirname(os.path.dirname(tf.__file__))
 def test_fit_matches_keras_on_tensorflow(case, jit_compile):
     got = fit_cases.fit(tf.keras, case, jit_compile=jit_compile)
     want = RECORDED[case]
+    # float16 compute rounds each op (the oracle's float16 tolerance); float32 to 1e-5
+    tol = 2e-3 if case in fit_cases.POLICIES else 1e-5
     assert sorted(got["history"]) == sorted(want["history"])
     for key, values in want["history"].items():
-        np.testing.assert_allclose(got["history"][key], values, rtol=1e-5, atol=1e-5,
+        np.testing.assert_allclose(got["history"][key], values, rtol=tol, atol=tol,
                                    err_msg=key)
     for key, value in want["evaluate"].items():
-        np.testing.assert_allclose(got["evaluate"][key], value, rtol=1e-5, atol=1e-5,
+        np.testing.assert_allclose(got["evaluate"][key], value, rtol=tol, atol=tol,
                                    err_msg=key)
-    np.testing.assert_allclose(got["predict"], want["predict"], rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(got["predict"], want["predict"], rtol=tol, atol=tol)
+    assert got.get("loss_scale") == want.get("loss_scale")
 
 
 def test_saved_model_predicts_the_same_in_a_fresh_process(tmp_path):

@@ -80,9 +80,13 @@ def split(input, sep=None, maxsplit=-1, name=None):  # noqa: A002
     attrs = {"sep": sep or "", "maxsplit": int(maxsplit)}
     if x.shape.rank == 0:
         return apply("string_split", (x,), attrs)
-    rows = [apply("string_split", (s,), attrs) for s in unstack(x)]
+    return ragged_rows([apply("string_split", (s,), attrs) for s in unstack(x)], D.string)
+
+
+def ragged_rows(rows, dtype):
+    """A RaggedTensor of the 1-D tensors `rows` (of `dtype`), one row each."""
     if not rows:
-        return RaggedTensor.from_row_lengths(convert_to_tensor([], dtype=D.string), [])
+        return RaggedTensor.from_row_lengths(convert_to_tensor([], dtype=dtype), [])
     return RaggedTensor.from_row_lengths(concat(rows, 0), stack([size(r, D.int64) for r in rows]))
 
 

@@ -2,8 +2,8 @@
 unicode_script (a lookup in the ICU script runs of unicode_script_table.py, so it also
 compiles under XLA).
 
-unicode_split of a vector returns a list of 1-D tensors, one per string, as `strings.split`
-does (TF: a RaggedTensor); ngrams takes dense data, whose rows all give the same number of
+unicode_split and unicode_decode of a vector return a RaggedTensor, one row per string, as
+`strings.split` does; ngrams takes dense data, whose rows all give the same number of
 n-grams (TF's dense case), built from slices joined by `strings.join`."""
 from __future__ import annotations
 
@@ -11,13 +11,14 @@ import numpy as np
 
 from ...ir import dtypes as D
 from ...ir.errors import InvalidArgumentError
+from ..composite.ragged_tensor import RaggedTensor
 from ..eager.dispatch import apply, convert_to_tensor
 from ..export import runs, tf_export
 from . import array as A
 from . import math as M
 from .counting import searchsorted
 from .unicode_script_table import RUN_SCRIPTS, RUN_STARTS
-from .strings import _string, join, length, substr
+from .strings import _string, join, length, ragged_rows, substr
 
 
 def _text(value, what):
@@ -68,7 +69,7 @@ def to_hash_bucket(input, num_buckets, name=None):  # noqa: A002
 def unicode_split(input, input_encoding, errors="replace", replacement_char=65533,  # noqa: A002
                   name=None):
     """A scalar's characters as a 1-D tensor of strings (each encoded as the input); a vector
-    gives a list with one such tensor per string."""
+    gives a RaggedTensor with one such row per string."""
     return _per_string("unicode_split", _string(input), {
         "input_encoding": input_encoding, "errors": errors,
         "replacement_char": int(replacement_char)})
@@ -130,20 +131,29 @@ def _padded(x, pad, pads):
 
 
 def _per_string(opname, x, attrs):
-    """A scalar's op result, or a list with one per string of a vector (TF: ragged)."""
-    if x.shape.rank is None or x.shape.rank > 1:
+    """A scalar's op results, or for a vector each result's rows as one RaggedTensor (a row
+    per string)."""
+    if x.shape.rank is None or x.shape.rank > 1 or (x.shape.rank == 1 and x.shape[0] is None):
         raise ValueError(f"strings.{opname}: flowjit takes a scalar or a vector of known "
-                         f"length (no ragged tensors), got shape {x.shape}")
+                         f"length, got shape {x.shape}")
     if x.shape.rank == 0:
         return apply(opname, (x,), attrs)
-    return [apply(opname, (s,), attrs) for s in A.unstack(x)]
+    per_string = [apply(opname, (s,), attrs) for s in A.unstack(x)]
+    if per_string and isinstance(per_string[0], (tuple, list)):
+        return tuple(ragged_rows([r[i] for r in per_string], per_string[0][i].dtype)
+                     for i in range(len(per_string[0])))
+    return ragged_rows(per_string, _RESULT_DTYPE[opname])
+
+
+# a vector's results when it has no strings
+_RESULT_DTYPE = {"unicode_split": D.string, "unicode_decode": D.int32}
 
 
 @tf_export("strings.unicode_decode")
 @runs("unicode_decode")
 def unicode_decode(input, input_encoding, errors="replace", replacement_char=65533,  # noqa: A002
                    replace_control_characters=False, name=None):
-    """A scalar's code points as a 1-D int32 tensor; a vector gives a list of them."""
+    """A scalar's code points as a 1-D int32 tensor; a vector gives a RaggedTensor of them."""
     return _per_string("unicode_decode", _string(input), {
         "input_encoding": input_encoding, "errors": errors,
         "replacement_char": int(replacement_char),
@@ -156,27 +166,25 @@ def unicode_decode_with_offsets(input, input_encoding, errors="replace",  # noqa
                                 replacement_char=65533, replace_control_characters=False,
                                 name=None):
     """A scalar's code points (int32) and the byte offset of each in the string (int64); a
-    vector gives a list of each."""
+    vector gives a RaggedTensor of each."""
     attrs = {"input_encoding": input_encoding, "errors": errors,
              "replacement_char": int(replacement_char),
              "replace_control_characters": bool(replace_control_characters)}
-    pairs = _per_string("unicode_decode_with_offsets", _string(input), attrs)
-    return tuple(pairs) if isinstance(pairs, tuple) else \
-        ([p[0] for p in pairs], [p[1] for p in pairs])
+    return tuple(_per_string("unicode_decode_with_offsets", _string(input), attrs))
 
 
 @tf_export("strings.unicode_split_with_offsets")
 def unicode_split_with_offsets(input, input_encoding, errors="replace",  # noqa: A002
                                replacement_char=65533, name=None):
     """A scalar's characters (each encoded as the input) and their byte offsets, as TF
-    composes them: the decoded code points encoded one by one; a vector gives lists."""
+    composes them: the decoded code points encoded one by one; a vector gives RaggedTensors."""
     points, offsets = unicode_decode_with_offsets(input, input_encoding, errors,
                                                   replacement_char)
 
     def chars(p):
         return unicode_encode(A.expand_dims(p, 1), input_encoding, errors, replacement_char)
-    if isinstance(points, list):
-        return [chars(p) for p in points], offsets
+    if isinstance(points, RaggedTensor):
+        return points.with_flat_values(chars(points.flat_values)), offsets
     return chars(points), offsets
 
 
@@ -184,10 +192,23 @@ def unicode_split_with_offsets(input, input_encoding, errors="replace",  # noqa:
 @runs("unicode_encode")
 def unicode_encode(input, output_encoding, errors="replace", replacement_char=65533,  # noqa: A002
                    name=None):
-    """Each row (the last dim) of int32 code points as one string in output_encoding."""
-    return apply("unicode_encode", (convert_to_tensor(input),),
-                 {"output_encoding": output_encoding, "errors": errors,
-                  "replacement_char": int(replacement_char)})
+    """Each row (the last dim, or a RaggedTensor's rows) of int32 code points as one string
+    in output_encoding."""
+    attrs = {"output_encoding": output_encoding, "errors": errors,
+             "replacement_char": int(replacement_char)}
+    if isinstance(input, RaggedTensor):
+        return _encode_rows(input, attrs)
+    return apply("unicode_encode", (convert_to_tensor(input),), attrs)
+
+
+def _encode_rows(rt, attrs):
+    """A vector of one string per row of a ragged rank 1 RaggedTensor."""
+    rows = rt.row_splits.shape[0]
+    if rt.ragged_rank != 1 or rows is None:
+        raise ValueError(f"strings.unicode_encode: flowjit encodes a RaggedTensor of ragged "
+                         f"rank 1 whose row count is known while tracing, got {rt!r}")
+    encoded = [apply("unicode_encode", (rt[i],), attrs) for i in range(rows - 1)]
+    return A.stack(encoded) if encoded else convert_to_tensor([], dtype=D.string)
 
 
 @tf_export("strings.unicode_transcode")

@@ -658,3 +658,17 @@ def ragged_gather_rows(tf):
             tf.gather(nested, [1, 1, 0]), tf.gather(rt, tf.constant(0, tf.int64)),
             _grads(tf, lambda v: tf.gather(tf.RaggedTensor.from_row_lengths(v, [2, 0, 3]),
                                            [2, 0, 2]), [1, 2, 3, 4, 5])]
+
+
+@case(xla=False)
+def unicode_of_a_vector_is_ragged(tf):
+    # one row per string: an empty string between, two- and three-byte characters, UTF-16
+    # input, an empty vector; encoding the ragged code points back
+    x = tf.constant(["h\u00e9llo", "", "\u20acb"])
+    points = tf.strings.unicode_decode(x, "UTF-8")
+    return [tf.strings.unicode_split(x, "UTF-8"), points,
+            list(tf.strings.unicode_decode_with_offsets(x, "UTF-8")),
+            list(tf.strings.unicode_split_with_offsets(x, "UTF-8")),
+            tf.strings.unicode_decode(tf.constant([b"\x00h\x20\xac", b""]), "UTF-16-BE"),
+            tf.strings.unicode_encode(points, "UTF-8"),
+            tf.strings.unicode_split(tf.constant([], tf.string), "UTF-8")]

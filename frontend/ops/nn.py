@@ -254,14 +254,38 @@ def _check_axes(opname, x, axes):
 @tf_export("nn.dropout")
 def dropout(x, rate, noise_shape=None, seed=None, name=None):
     """Zero each element with probability `rate` and scale the rest by 1 / (1 - rate)."""
+    from . import random as _random
+    return _dropout("dropout", x, rate, noise_shape,
+                    lambda shape, dtype: _random.uniform(shape, seed=seed, dtype=dtype))
+
+
+@tf_export("nn.experimental.stateless_dropout")
+def stateless_dropout(x, rate, seed, rng_alg=None, noise_shape=None, name=None):
+    """dropout whose mask is a deterministic function of `seed` (stateless_uniform's)."""
+    from . import random as _random
+    alg = "auto_select" if rng_alg is None else rng_alg
+    return _dropout("stateless_dropout", x, rate, noise_shape,
+                    lambda shape, dtype: _random.stateless_uniform(shape, seed, dtype=dtype,
+                                                                   alg=alg))
+
+
+@tf_export("nn.experimental.general_dropout")
+def general_dropout(x, rate, uniform_sampler, noise_shape=None, name=None):
+    """dropout with the mask's uniform samples from `uniform_sampler(shape, dtype)`."""
+    return _dropout("general_dropout", x, rate, noise_shape, uniform_sampler)
+
+
+def _dropout(opname, x, rate, noise_shape, uniform):
+    """TF's dropout: the kept elements scaled by 1 / (1 - rate), where `uniform` samples of
+    the noise shape are >= rate; a rate of 0 returns x and draws nothing."""
     x = convert_to_tensor(x)
     if not x.dtype.is_floating:
-        raise ValueError(f"dropout: `x.dtype` must be a floating point tensor as `x` will be "
+        raise ValueError(f"{opname}: `x.dtype` must be a floating point tensor as `x` will be "
                          f"scaled. Received: x_dtype={x.dtype}")
     if isinstance(rate, numbers.Real):
         if not 0 <= rate < 1:
-            raise ValueError(f"dropout: `rate` must be a scalar tensor or a float in the range "
-                             f"[0, 1). Received: rate={rate}")
+            raise ValueError(f"{opname}: `rate` must be a scalar tensor or a float in the "
+                             f"range [0, 1). Received: rate={rate}")
         if rate == 0:
             return x
         kept = _math.multiply(x, 1 / (1 - float(rate)))
@@ -269,40 +293,43 @@ def dropout(x, rate, noise_shape=None, seed=None, name=None):
     elif isinstance(rate, Tensor) or hasattr(rate, "_as_tensor"):
         rate = convert_to_tensor(rate)
         if rate.shape.rank != 0:
-            raise ValueError(f"dropout: `rate` must be a scalar tensor, got shape {rate.shape}")
+            raise ValueError(f"{opname}: `rate` must be a scalar tensor, got shape "
+                             f"{rate.shape}")
         if rate.dtype != x.dtype:
-            raise ValueError(f"dropout: `x.dtype` must be compatible with `rate.dtype`. "
+            raise ValueError(f"{opname}: `x.dtype` must be compatible with `rate.dtype`. "
                              f"Received: x.dtype={x.dtype} and rate.dtype={rate.dtype}")
         kept = _math.divide(x, _math.subtract(1, rate))
     else:
-        raise ValueError(f"dropout: `rate` must be a scalar or scalar tensor. "
+        raise ValueError(f"{opname}: `rate` must be a scalar or scalar tensor. "
                          f"Received: rate={rate!r}")
-    shape = _noise_shape(x, noise_shape)
-    from . import random as _random
-    keep = _math.greater_equal(_random.uniform(shape, seed=seed, dtype=x.dtype), rate)
+    keep = _math.greater_equal(uniform(_noise_shape(opname, x, noise_shape), x.dtype), rate)
     return _math.where(keep, kept, 0)
 
 
-def _noise_shape(x, noise_shape):
-    """The random mask's shape: x's static shape, or `noise_shape` with its None entries
-    taken from x (TF's rule)."""
+def _noise_shape(opname, x, noise_shape):
+    """The random mask's shape: x's, or `noise_shape` with its None entries taken from x
+    (TF's rule). Entries may be tensors (Keras passes `tf.shape(x)[i]`); a dim unknown
+    while tracing is read from x at run time."""
+    from . import array as _array
     dims = _dims(x)
     if noise_shape is None:
-        if dims is None or None in dims:
-            raise ValueError(f"dropout: needs a static shape for the random mask; x has "
-                             f"shape {x.shape}. Pass noise_shape.")
-        return list(dims)
-    if isinstance(noise_shape, Tensor):
+        if dims is None:
+            return _array.shape(x)
+        return [d if d is not None else _array.shape(x)[i] for i, d in enumerate(dims)]
+    if isinstance(noise_shape, Tensor) and noise_shape._value is not None:
         noise_shape = noise_shape.numpy().tolist()
-    shape = [None if d is None else int(d) for d in noise_shape]
+    if isinstance(noise_shape, Tensor):
+        return noise_shape
+    shape = [d if d is None or isinstance(d, Tensor) else int(d) for d in noise_shape]
     if dims is not None and len(dims) == len(shape):
-        shape = [d if s is None else s for s, d in zip(shape, dims)]
-    if None in shape:
-        raise ValueError(f"dropout: noise_shape {noise_shape} has unknown dimensions")
+        shape = [(d if d is not None else _array.shape(x)[i]) if s is None else s
+                 for i, (s, d) in enumerate(zip(shape, dims))]
+    if any(s is None for s in shape):
+        raise ValueError(f"{opname}: noise_shape {noise_shape} has unknown dimensions")
     if dims is not None:
         for n, d in zip(reversed(shape), reversed(dims)):
-            if n != 1 and d is not None and d != 1 and n != d:
-                raise dispatch.op_error("dropout", f"noise_shape {shape} is not broadcastable "
+            if isinstance(n, int) and n != 1 and d is not None and d != 1 and n != d:
+                raise dispatch.op_error(opname, f"noise_shape {shape} is not broadcastable "
                                         f"to the shape of x {list(dims)}")
     return shape
 

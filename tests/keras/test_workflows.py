@@ -128,3 +128,18 @@ def test_a_sparse_input_fits_like_its_dense_twin(batch_size):
     for name in ("sparse", "dataset"):
         np.testing.assert_allclose(losses[name], losses["dense"], rtol=1e-5)
         np.testing.assert_allclose(kernels[name], kernels["dense"], rtol=1e-5, atol=1e-6)
+
+
+def test_dropout_layers_drop_while_training_and_fit():
+    """Keras's Dropout draws through tf.nn.experimental.stateless_dropout: kept values scaled
+    by 1 / (1 - rate), about `rate` of them zero, none at inference; a model with one fits."""
+    layer = keras.layers.Dropout(0.5, seed=1)
+    ones = np.ones((4, 100), "float32")
+    dropped = np.asarray(layer(ones, training=True))
+    assert set(np.unique(dropped)) == {0.0, 2.0} and 0.35 < (dropped == 0).mean() < 0.65
+    np.testing.assert_array_equal(np.asarray(layer(ones, training=False)), ones)
+    model = keras.Sequential([keras.Input((6,)), keras.layers.Dense(8, activation="relu"),
+                              keras.layers.Dropout(0.5), keras.layers.Dense(1)])
+    model.compile("sgd", "mse")
+    history = model.fit(X, Y.astype("float32"), batch_size=8, epochs=2, verbose=0)
+    assert all(np.isfinite(history.history["loss"]))

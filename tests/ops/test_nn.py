@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import re
 import warnings
 
 import ml_dtypes
@@ -930,6 +931,52 @@ def test_dropout_errors():
     raises(ValueError, lambda: tf.nn.dropout(x, T(np.array([0.5], np.float32))), "dropout")
     raises(InvalidArgumentError, lambda: tf.nn.dropout(x, 0.5, noise_shape=[3, 1]),
            "dropout", "broadcastable")
+
+
+X34 = np.arange(1, 13, dtype=np.float32).reshape(3, 4)
+
+
+def test_general_dropout_takes_its_samples_from_the_sampler():
+    """TF 2.21's value: samples i/12 kept where >= 0.5, scaled by 2."""
+    got = tf.nn.experimental.general_dropout(
+        tf.constant(X34), 0.5, lambda shape, dtype: tf.reshape(tf.range(12, dtype=dtype),
+                                                               shape) / 12.)
+    np.testing.assert_array_equal(got.numpy(), [[0, 0, 0, 0], [0, 0, 14, 16], [18, 20, 22, 24]])
+
+
+@pytest.mark.parametrize("mode", ["eager", "graph", "xla"])
+def test_stateless_dropout_is_the_seeds_uniform_mask_in_every_mode(mode):
+    """The mask is stateless_uniform(seed) >= rate (TF's composition; the draws are flowjit's
+    stream: README), the same in every mode; a noise shape entry may be a run-time dim."""
+    seed = tf.constant([1, 2])
+    draws = tf.random.stateless_uniform([3, 4], seed).numpy()
+    want = np.where(draws >= 0.25, X34 / np.float32(0.75), 0)
+    rows = tf.random.stateless_uniform([3, 1], seed).numpy()
+    want_rows = np.where(rows >= 0.5, X34 * 2, 0)
+
+    def f(x):
+        return (tf.nn.experimental.stateless_dropout(x, 0.25, seed=seed),
+                tf.nn.experimental.stateless_dropout(x, 0.5, seed=seed,
+                                                     noise_shape=[tf.shape(x)[0], 1]))
+    if mode != "eager":
+        f = tf.function(f, jit_compile=mode == "xla",
+                        input_signature=[tf.TensorSpec([None, 4], tf.float32)])
+    got, got_rows = f(tf.constant(X34))
+    np.testing.assert_allclose(got.numpy(), want, rtol=1e-6)
+    np.testing.assert_allclose(got_rows.numpy(), want_rows, rtol=1e-6)
+    assert 0 < (want == 0).sum() < 12 and 0 < (want_rows == 0).sum() < 12
+
+
+def test_stateless_dropout_errors_are_tfs():
+    x = tf.constant(X34)
+    with pytest.raises(ValueError, match=re.escape(
+            "`rate` must be a scalar tensor or a float in the range [0, 1). Received: "
+            "rate=1.0")):
+        tf.nn.experimental.stateless_dropout(x, 1.0, seed=[1, 2])
+    with pytest.raises(ValueError, match=re.escape(
+            "`x.dtype` must be a floating point tensor as `x` will be scaled. Received: "
+            "x_dtype=<dtype: 'int32'>")):
+        tf.nn.experimental.stateless_dropout(tf.constant([1, 2]), 0.5, seed=[1, 2])
 
 
 # --- registry, inference with unknown dims, exports ------------------------------------------

@@ -4,4 +4,7 @@ The functions live with their op families in frontend/ops/; this file is the nam
 """
 
 from flowjit.frontend.export import install as _install
+
+from . import experimental  # noqa: F401
+
 _install(globals(), "nn")

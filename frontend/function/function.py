@@ -352,7 +352,7 @@ class Function:
         """One more trace of the Python function (tracing.py)."""
         self._trace_count += 1
 
-    def concrete_functions(self) -> list:
+    def _list_all_concrete_functions(self) -> list:
         """The ConcreteFunctions kept, oldest first."""
         return [cf for _, cf in self._traces]
 

@@ -8,6 +8,7 @@ import enum
 import types
 
 import flowjit
+from flowjit.frontend.state import module as _module_lib
 
 
 def _module(name, **attrs):
@@ -30,10 +31,40 @@ class Trackable:
     def _trackable_children(self, save_type="checkpoint", **kwargs):
         return dict(self.__dict__.get("_flowjit_children", {}))
 
+    def _checkpoint_children(self):
+        """The (name, child) pairs flowjit's checkpoints and SavedModels walk: the tracked
+        children, and a Keras variable's flowjit Variable (TF saves the Keras variable as
+        the resource variable it holds)."""
+        children = dict(self._trackable_children())
+        value = self.__dict__.get("_value")
+        if isinstance(value, flowjit.Variable):
+            children["_value"] = value
+        return sorted(children.items())
+
 
 class AutoTrackable(Trackable):
     """TF's `AutoTrackable`: tracks what is assigned to its attributes (Keras's subclass
     decides what counts)."""
+
+    def __setattr__(self, name, value):
+        object.__setattr__(self, name, value)
+        hook = _module_lib._setattr_hook   # a pending restore binds what appears (as Module)
+        if hook is not None:
+            hook(self, name, value)
+
+    def _checkpoint_children(self):
+        """Also what its attributes hold, as TF's AutoTrackable tracks each assignment of a
+        trackable value, list or dict."""
+        children = dict(super()._checkpoint_children())
+        for name, value in vars(self).items():
+            if name not in children and not name.startswith(("_flowjit_", "_self_")) and \
+                    _holds_state(value):
+                children[name] = value
+        return sorted(children.items())
+
+
+def _holds_state(value) -> bool:
+    return isinstance(value, (flowjit.Variable, flowjit.Module, Trackable, list, tuple, dict))
 
 
 def no_automatic_dependency_tracking(method):

@@ -28,6 +28,7 @@ import numpy as np
 from ...ir import dtypes as D
 from ...ir.errors import DataLossError, InvalidArgumentError, NotFoundError
 from ...runtime import safe_files, safetensors
+from ..export import tf_export
 from ..function import func_graph
 from . import module as module_lib, optimizers
 from .variables import Variable
@@ -61,6 +62,35 @@ def _is_trackable(obj) -> bool:
     # `_checkpoint_children()` is called: a tf.data iterator's position).
     return isinstance(obj, (Variable, module_lib.Module, optimizers.Optimizer, Checkpoint,
                             list, tuple, dict)) or hasattr(obj, "_checkpoint_children")
+
+
+@tf_export("train.TrackableView")
+class TrackableView:
+    """TF's `tf.train.TrackableView`: the trackable objects a checkpoint of `root` reaches
+    (children in the checkpoint's order: a Module's attributes sorted)."""
+
+    def __init__(self, root):
+        self._root = root
+
+    @classmethod
+    def children(cls, obj, save_type="checkpoint", **kwargs):
+        """{name: child} of `obj`'s trackable children."""
+        return {name: child for name, child in _children(obj) if _is_trackable(child)}
+
+    @property
+    def root(self):
+        return self._root
+
+    def descendants(self):
+        """The root and every trackable object below it, each once, breadth first."""
+        found, seen, at = [self._root], {id(self._root)}, 0
+        while at < len(found):
+            for child in self.children(found[at]).values():
+                if id(child) not in seen:
+                    seen.add(id(child))
+                    found.append(child)
+            at += 1
+        return found
 
 
 def _walk(pairs, prefix, seen, variables, objects):
@@ -225,6 +255,14 @@ class CheckpointLoadStatus:
         self._objects.update(objects)
         self._python.update(variables)
         self._bind(variables)
+        if self._values and any(key not in self._values for key in variables) and \
+                self._root is not None:
+            # Variables that appear under a path the checkpoint does not name were saved by
+            # another route (a Keras optimizer's slots: appended to its `_variables` list,
+            # which precedes `_velocities` in the walk): walk the whole graph again.
+            variables, objects = self._root._graph()
+            self._objects.update(objects)
+            self._bind({k: v for k, v in variables.items() if k in self._values})
 
     def _attach_slots(self, opt, var, slots):
         opt_found, var_found = self._objects.get(id(opt)), self._objects.get(id(var))

@@ -130,7 +130,7 @@ def _functions_of(obj) -> dict:
 def _concretes(fn: Function) -> list:
     if fn.input_signature is not None:
         fn.get_concrete_function()
-    return fn.concrete_functions()
+    return fn._list_all_concrete_functions()
 
 
 class _Saver:
@@ -472,9 +472,28 @@ class SignatureFunction:
         return f"<SignatureFunction {self._name}({', '.join(self._inputs)})>"
 
 
+def _saved_or_computed(name):
+    """Module's computed property `name`, unless the saved object had an attribute of that
+    name (Keras's export saves `variables` lists): a saved one wins, as on TF's loaded
+    object, which has no such properties."""
+    computed, key = getattr(module_lib.Module, name), f"_saved_attribute_{name}"
+
+    def get(self):
+        return self.__dict__[key] if key in self.__dict__ else computed.fget(self)
+
+    def set_(self, value):
+        self.__dict__[key] = value
+    return property(get, set_)
+
+
 class _UserObject(module_lib.Module):
     """A loaded object (TF's class name): its tracked attributes, functions and, on the root,
     signatures."""
+
+    variables = _saved_or_computed("variables")
+    trainable_variables = _saved_or_computed("trainable_variables")
+    non_trainable_variables = _saved_or_computed("non_trainable_variables")
+    submodules = _saved_or_computed("submodules")
 
     def __init__(self):
         super().__init__(name="user_object")

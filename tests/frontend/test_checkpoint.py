@@ -285,3 +285,21 @@ def test_deferred_restore_of_variable_created_in_jit_first_call(tmp_path):
     status = tf.train.Checkpoint(model=fresh).restore(p)
     assert float(fresh(x)[0, 0]) == 5.0          # created while tracing, restored before use
     status.assert_consumed()
+
+
+def test_trackable_view_lists_what_a_checkpoint_reaches():
+    """TF 2.21: children by name (a Module's trackable attributes, a list as one child),
+    descendants from the root, each object once; flowjit orders children by name (the
+    checkpoint's order), TF by assignment."""
+    module = tf.Module()
+    module.v = tf.Variable(1.0)
+    module.layers = [tf.Variable(2.0), module.v]
+    module.note = "not trackable"
+    view = tf.train.TrackableView(module)
+    children = view.children(module)
+    assert sorted(children) == ["layers", "v"] and children["v"] is module.v
+    found = view.descendants()
+    assert found[0] is module and len(found) == 4
+    assert {id(o) for o in found} == {id(module), id(module.v), id(module.layers),
+                                      id(module.layers[0])}
+

@@ -143,3 +143,49 @@ def test_dropout_layers_drop_while_training_and_fit():
     model.compile("sgd", "mse")
     history = model.fit(X, Y.astype("float32"), batch_size=8, epochs=2, verbose=0)
     assert all(np.isfinite(history.history["loss"]))
+
+
+def _seeded_regressor():
+    model = keras.Sequential([keras.Input((6,)), keras.layers.Dense(4, activation="relu"),
+                              keras.layers.Dense(1)])
+    model.set_weights([np.linspace(-1, 1, 24, dtype="float32").reshape(6, 4),
+                       np.zeros(4, "float32"),
+                       np.linspace(0.5, -0.5, 4, dtype="float32").reshape(4, 1),
+                       np.zeros(1, "float32")])
+    model.compile(keras.optimizers.Adam(0.01), "mse")
+    return model
+
+
+@pytest.mark.parametrize("built", [True, False], ids=["optimizer-built", "deferred"])
+def test_tf_train_checkpoint_of_a_keras_model_resumes_like_uninterrupted(tmp_path, built):
+    """TF 2.21's idiom: tf.train.Checkpoint(model=, optimizer=) with a CheckpointManager. A
+    fresh model restored from it trains on exactly as the uninterrupted one (TF 2.21 alike,
+    bit for bit), also when its optimizer's slots are created after the restore."""
+    y = X[:, :1] * 2
+    uninterrupted = _seeded_regressor()
+    uninterrupted.fit(X, y, batch_size=8, epochs=4, shuffle=False, verbose=0)
+    first = _seeded_regressor()
+    first.fit(X, y, batch_size=8, epochs=2, shuffle=False, verbose=0)
+    manager = tf.train.CheckpointManager(
+        tf.train.Checkpoint(model=first, optimizer=first.optimizer), str(tmp_path), 2)
+    manager.save()
+    resumed = _seeded_regressor()
+    if built:
+        resumed.optimizer.build(resumed.trainable_variables)
+    tf.train.Checkpoint(model=resumed, optimizer=resumed.optimizer).restore(
+        tf.train.latest_checkpoint(str(tmp_path)))
+    assert int(resumed.optimizer.iterations.numpy()) == 10
+    resumed.fit(X, y, batch_size=8, epochs=2, shuffle=False, verbose=0)
+    for got, want in zip(resumed.get_weights(), uninterrupted.get_weights()):
+        np.testing.assert_array_equal(got, want)
+
+
+def test_model_export_loads_and_serves_the_models_predictions(tmp_path):
+    """Keras's `model.export` writes a SavedModel through tf.saved_model.save (walking its
+    variables with tf.train.TrackableView); the loaded `serve` predicts as the model."""
+    model = _seeded_regressor()
+    model.export(str(tmp_path / "exported"), verbose=False)
+    loaded = tf.saved_model.load(str(tmp_path / "exported"))
+    np.testing.assert_allclose(loaded.serve(tf.constant(X[:5])).numpy(),
+                               model.predict(X[:5], verbose=0), rtol=1e-6)
+    assert len(loaded.variables) == 4

@@ -303,3 +303,22 @@ def test_trackable_view_lists_what_a_checkpoint_reaches():
     assert {id(o) for o in found} == {id(module), id(module.v), id(module.layers),
                                       id(module.layers[0])}
 
+
+
+def test_trackable_resource_creates_its_resource_once_on_first_use():
+    made = []
+
+    class Table(tf.saved_model.experimental.TrackableResource):
+        def _create_resource(self):
+            made.append("created")
+            return {"rows": 0}
+
+        def _initialize(self):
+            made.append("initialized")
+
+    table = Table()
+    assert made == []
+    assert table.resource_handle is table.resource_handle == {"rows": 0}
+    assert made == ["created", "initialized"]
+    with pytest.raises(NotImplementedError, match="_create_resource"):
+        tf.saved_model.experimental.TrackableResource().resource_handle

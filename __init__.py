@@ -41,7 +41,7 @@ from .extend import register_pass
 from . import (autodiff, autograph, bitwise, config, data, debugging, distribute, dtypes,
                errors, experimental, extend, image, keras, linalg, math, nest, nn, optimizers,
                profiler, random, saved_model, signal, strings, summary, train, types)
-from . import ragged, raw_ops, sparse
+from . import compat, lookup, ragged, raw_ops, sparse
 from . import io  # noqa: E402  (tf.io)
 
 # The top-level op API (`tf.add`, `tf.reshape`, ...; several take builtins' names, and

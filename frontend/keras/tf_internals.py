@@ -66,8 +66,9 @@ def _root():
         parent = root
         parts = path.split(".")
         for i, part in enumerate(parts[:-1]):
-            if part not in parent.__dict__:
-                setattr(parent, part, _Facade("tensorflow." + ".".join(parts[:i + 1])))
+            if part not in parent.__dict__:   # in front of flowjit's namespace, if any
+                target = getattr(parent.__dict__["_target"], part, None)
+                setattr(parent, part, _Facade("tensorflow." + ".".join(parts[:i + 1]), target))
             parent = parent.__dict__[part]
         setattr(parent, parts[-1], module)
     return root

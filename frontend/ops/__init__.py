@@ -26,7 +26,7 @@ COMPOSITES = ("image", "image_boxes", "image_geometry", "image_color", "image_qu
               "math_composites", "initializers", "debug_settings", "nn_sampling",
               "space_batch", "partition", "host", "conv_raw", "edit_distance",
               "image_glimpse", "nn_fractional", "image_crop_sampling", "image_proposals",
-              "ragged_rows", "linear_operator_circulant", "random_truncated", "raw_ops")
+              "ragged_rows", "linear_operator_circulant", "random_truncated", "raw_ops", "lookup")
 FAMILIES = load_families(__name__, __path__,
                          not_families=COMPOSITES + ("axes", "unicode_script_table"))
 from . import (image, image_boxes, image_color, image_geometry,  # noqa: E402,F401
@@ -39,4 +39,5 @@ from . import (array_composites, debug_settings, initializers,  # noqa: E402,F40
                space_batch)
 from . import (image_crop_sampling, image_glimpse, image_proposals,  # noqa: E402,F401
                nn_fractional)
-from . import linear_operator_circulant, ragged_rows, random_truncated, raw_ops  # noqa: E402,F401
+from . import (linear_operator_circulant, lookup, ragged_rows,  # noqa: E402,F401
+               random_truncated, raw_ops)

@@ -14,7 +14,7 @@ from ..shapes import format_shape
 
 def _unique_input(types, attrs):
     x = types[0]
-    check_dtype(x, ALL)
+    check_dtype(x, ALL + (D.string,))
     if attrs["out_idx"] not in INDEX:
         raise InferenceError(f"out_idx must be int32 or int64, got {attrs['out_idx'].name}")
     if x.shape is not None and len(x.shape) != 1:

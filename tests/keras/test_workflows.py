@@ -189,3 +189,27 @@ def test_model_export_loads_and_serves_the_models_predictions(tmp_path):
     np.testing.assert_allclose(loaded.serve(tf.constant(X[:5])).numpy(),
                                model.predict(X[:5], verbose=0), rtol=1e-6)
     assert len(loaded.variables) == 4
+
+
+def test_lookup_preprocessing_layers_give_tfs_values():
+    """TF 2.21 + Keras 3.15 recorded: TextVectorization's adapted vocabulary (counts, ties by
+    token) and outputs, StringLookup (OOV, invert, multi_hot) and IntegerLookup, through
+    tf.lookup's tables."""
+    texts = np.array(["the cat sat", "a dog ran far", "the dog sat", "cat"])
+    vectorize = keras.layers.TextVectorization(max_tokens=20, output_sequence_length=4)
+    vectorize.adapt(texts)
+    assert [str(t) for t in vectorize.get_vocabulary()] == [
+        "", "[UNK]", "the", "sat", "dog", "cat", "ran", "far", "a"]
+    assert np.asarray(vectorize(texts)).tolist() == [
+        [2, 5, 3, 0], [8, 4, 6, 7], [2, 4, 3, 0], [5, 0, 0, 0]]
+    strings = keras.layers.StringLookup(vocabulary=["a", "b"])
+    assert np.asarray(strings(tf.constant([["a", "c"], ["b", ""]]))).tolist() == [[1, 0], [2, 0]]
+    inverse = keras.layers.StringLookup(vocabulary=["a", "b"], invert=True)
+    assert np.asarray(inverse(tf.constant([2, 0, 1]))).tolist() == [b"b", b"[UNK]", b"a"]
+    hot = keras.layers.StringLookup(vocabulary=["a", "b"], output_mode="multi_hot")
+    assert np.asarray(hot(tf.constant([["a", "b", "a"], ["z", "z", "z"]]))).tolist() == [
+        [0, 1, 1], [1, 0, 0]]
+    integers = keras.layers.IntegerLookup()
+    integers.adapt(np.array([7, 7, 3, 9, 7, 3]))
+    assert [int(t) for t in integers.get_vocabulary()] == [-1, 7, 3, 9]
+    assert np.asarray(integers(tf.constant([3, 4, 7]))).tolist() == [2, 0, 1]

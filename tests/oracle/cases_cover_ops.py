@@ -86,4 +86,9 @@ CASES = [
     case("strings.upper", T(["abc DEF", "àé1"], "string"), encoding="utf-8", modes=NO_XLA),
     case("strings.upper", T(["àé"], "string"), modes=NO_XLA),
     case("strings.strip", T(["  a b  ", "\t\nx\r ", "", "   "], "string"), modes=NO_XLA),
+    # strings (Keras's TextVectorization counts its tokens so): first-appearance order, ""
+    case("unique_with_counts", T(["b", "a", "b", "", "a", "b"], "string"), out_idx="int64",
+         modes=NO_XLA),
+    case("unique", T(["x", "", "x"], "string"), modes=NO_XLA),
+    case("unique", T([], "string"), modes=NO_XLA),
 ]

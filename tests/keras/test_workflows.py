@@ -213,3 +213,21 @@ def test_lookup_preprocessing_layers_give_tfs_values():
     integers.adapt(np.array([7, 7, 3, 9, 7, 3]))
     assert [int(t) for t in integers.get_vocabulary()] == [-1, 7, 3, 9]
     assert np.asarray(integers(tf.constant([3, 4, 7]))).tolist() == [2, 0, 1]
+
+
+def test_geometric_augmentation_layers_give_tfs_images():
+    """TF 2.21 + Keras 3.15 recorded, with each layer's range pinned to one value (so no
+    random draw matters): a quarter turn, a 2x zoom in, a shift by a quarter each way,
+    through tf.raw_ops.ImageProjectiveTransformV3."""
+    image = np.arange(16, dtype="float32").reshape(1, 4, 4, 1)
+    turned = keras.layers.RandomRotation((0.25, 0.25), interpolation="nearest",
+                                         fill_mode="constant")(image, training=True)
+    assert np.asarray(turned)[0, :, :, 0].tolist() == [
+        [3, 7, 11, 15], [2, 6, 10, 14], [1, 5, 9, 13], [0, 4, 8, 12]]
+    zoomed = keras.layers.RandomZoom((-0.5, -0.5), interpolation="nearest")(image, training=True)
+    assert np.asarray(zoomed)[0, :, :, 0].tolist() == [
+        [5, 5, 6, 6], [5, 5, 6, 6], [9, 9, 10, 10], [9, 9, 10, 10]]
+    shifted = keras.layers.RandomTranslation((0.25, 0.25), (-0.25, -0.25), fill_mode="constant",
+                                             interpolation="nearest")(image, training=True)
+    assert np.asarray(shifted)[0, :, :, 0].tolist() == [
+        [0, 0, 0, 0], [1, 2, 3, 0], [5, 6, 7, 0], [9, 10, 11, 0]]

@@ -1,6 +1,9 @@
 """tf.raw_ops that TF-backed libraries call (Keras's Discretization: Bucketize), against
 TF 2.21's values, in every mode."""
+import json
+import os
 import re
+import sys
 
 import numpy as np
 import pytest
@@ -41,3 +44,48 @@ def test_bucketize_errors_are_tfs():
             "bucketize only takes keyword args (possible keys: ['input', 'boundaries', "
             "'name']). Please pass these args as kwargs instead.")):
         tf.raw_ops.Bucketize(tf.constant(X), [1.0])
+
+
+# --- ImageProjectiveTransformV3 (Keras's RandomRotation, RandomZoom, RandomTranslation) -------
+sys.path.insert(0, os.path.dirname(__file__))
+import raw_ops_cases as cases  # noqa: E402
+
+RECORDED = json.load(open(os.path.join(os.path.dirname(os.path.dirname(__file__)), "data",
+                                       "tf_raw_ops.json")))["cases"]
+
+
+@pytest.mark.parametrize("case", cases.CASES, ids="/".join)
+def test_projective_transform_matches_tf_eagerly(case):
+    got = cases.transform(tf, *case)
+    assert got.shape == (2, 4, 7, 2) and got.dtype == tf.float32
+    np.testing.assert_allclose(got.numpy(), RECORDED["/".join(case)], rtol=1e-5, atol=1e-4)
+
+
+@pytest.mark.parametrize("mode", ["graph", "xla"])
+def test_projective_transform_matches_tf_in_a_function(mode):
+    """Every transform, both interpolations, REFLECT and CONSTANT, with the image size read
+    from a run-time shape as Keras passes it."""
+    picked = [c for c in cases.CASES if c[2] in ("REFLECT", "CONSTANT")]
+
+    @tf.function(jit_compile=mode == "xla")
+    def run(images):
+        return [cases.transform(tf, *c, images=images) for c in picked]
+    for case, got in zip(picked, run(tf.constant(cases.IMAGES))):
+        np.testing.assert_allclose(got.numpy(), RECORDED["/".join(case)], rtol=1e-5,
+                                   atol=1e-4, err_msg="/".join(case))
+
+
+def test_projective_transform_keeps_integer_images_integer():
+    images = tf.constant(cases.IMAGES.astype(np.uint8))
+    got = cases.transform(tf, "half", "BILINEAR", "NEAREST", images=images)
+    want = np.asarray(RECORDED["half/BILINEAR/NEAREST"])
+    assert got.dtype == tf.uint8
+    np.testing.assert_array_equal(got.numpy(), np.trunc(want).astype(np.uint8))
+
+
+def test_projective_transform_refuses_unknown_modes():
+    """TF 2.21 logs "Invalid mode MIRROR. Supported types: ..." and returns unspecified
+    values; flowjit raises with that text (README: Differences from TF)."""
+    with pytest.raises(tf.errors.InvalidArgumentError, match=re.escape(
+            "Invalid mode MIRROR. Supported types: REFLECT, WRAP, CONSTANT, NEAREST")):
+        cases.transform(tf, "rot", "NEAREST", "MIRROR")

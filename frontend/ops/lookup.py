@@ -182,8 +182,7 @@ class StaticHashTable(TrackableResource):
         flat = A.reshape(wanted, [-1])
         count = self._keys.shape[0]
         if count == 0:
-            found = A.fill(A.shape(wanted), self._default_value)
-            return found
+            return A.fill(A.shape(wanted), self._default_value)
         at = M.minimum(searchsorted(self._order, _order_keys(flat)), count - 1)
         hit = M.equal(A.gather(self._keys, at), flat)
         picked = M.where(hit, A.gather(self._values, at), self._default_value)

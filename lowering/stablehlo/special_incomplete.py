@@ -12,7 +12,7 @@ import numpy as np
 
 from ...ir import dtypes as D
 from ...runtime.jax_internals import hlo
-from ...runtime.kernels.special_incomplete import ASYMPTOTIC_A, igamma_asymptotic
+from ...runtime.kernels.special_incomplete import ASYMPTOTIC_A, igamma_asymptotic, tf_domain
 from .core import register_lowering
 from .decomp import JAX_FUNCTIONS, call_jax
 
@@ -35,14 +35,16 @@ def _gamma(name, pick):
         def gamma(a, x):
             big = a >= ASYMPTOTIC_A
             small = series(jnp.where(big, 1.0, a), jnp.where(big, 1.0, x))
-            return jnp.where(big, igamma_asymptotic(jnp, erfc, a, x)[pick], small)
+            out = jnp.where(big, igamma_asymptotic(jnp, erfc, a, x)[pick], small)
+            return tf_domain(jnp, name, a, x, out)   # the eager kernels' domain and edges
         return gamma
     return make
 
 
-# op -> (its jax function, the operands that must be positive)
-LAX = {"igamma": (_gamma("igamma", 0), (0,)), "igammac": (_gamma("igammac", 1), (0,)),
-       "igamma_grad_a": (_gamma("igamma_grad_a", 2), (0,)),
+# op -> (its jax function, the operands that must be positive where the rule masks the
+# domain; the gamma functions mask their own)
+LAX = {"igamma": (_gamma("igamma", 0), ()), "igammac": (_gamma("igammac", 1), ()),
+       "igamma_grad_a": (_gamma("igamma_grad_a", 2), ()),
        "betainc": (_lax("betainc"), (0, 1))}
 
 
@@ -54,14 +56,13 @@ def _declare(name, make, positive):
         dt = ctx.dtype(operands[0])
         wide = [ctx.convert(ctx.broadcast(v, t), D.float64) for v in operands]
         f = wide[0].type
-        zero, one = ctx.zeros(f), ctx.splat(1, f)
-        outside = [ctx.compare(wide[i], zero, "LE") for i in positive]
-        outside.append(ctx.compare(wide[-1], zero, "LT"))
-        if name == "betainc":
-            outside.append(ctx.compare(wide[-1], one, "GT"))
         out = call_jax(ctx, (f"lax.{name}",), *wide)[0]
-        for mask in outside:
-            out = hlo.select(mask, ctx.splat(np.nan, f), out)
+        if positive:   # NaN outside (0, inf) for each of them and [0, 1] for x, NaN included
+            zero, one = ctx.zeros(f), ctx.splat(1, f)
+            inside = [ctx.compare(wide[i], zero, "GT") for i in positive]
+            inside += [ctx.compare(wide[-1], zero, "GE"), ctx.compare(wide[-1], one, "LE")]
+            for mask in inside:
+                out = hlo.select(mask, out, ctx.splat(np.nan, f))
         return ctx.convert(out, dt)
     register_lowering(name)(rule)
 

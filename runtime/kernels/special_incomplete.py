@@ -57,23 +57,36 @@ def igamma_asymptotic(xp, erfc, a, x):
     return erfc(-y) / 2 - tail, erfc(y) / 2 + tail, -dq
 
 
-def _asymptotic_or(a, x, pick, exact):
-    """igamma_asymptotic's result `pick` where a >= ASYMPTOTIC_A, `exact(a, x)` elsewhere."""
+def tf_domain(xp, name, a, x, out):
+    """`out` inside the domain a > 0, x >= 0; TF's kernels' NaN outside it (a NaN operand
+    included) and their values at its edges: igamma(a, 0) is 0 for every a, igammac(a, inf)
+    0 for every a > 0 (inf too, where P is 0 as well)."""
+    out = xp.where((a > 0) & (x >= 0), out, xp.nan)
+    if name == "igamma":
+        out = xp.where(x == 0, 0.0, out)
+    elif name == "igammac":
+        out = xp.where((a > 0) & (x == np.inf), 0.0, out)
+    return out
+
+
+def _asymptotic_or(name, a, x, pick, exact):
+    """igamma_asymptotic's result `pick` where a >= ASYMPTOTIC_A, `exact(a, x)` elsewhere,
+    in TF's domain."""
     a, x = np.broadcast_arrays(a, x)
     big = a >= ASYMPTOTIC_A
     with np.errstate(all="ignore"):
         out = exact(a, x)
         if big.any():
             out = np.where(big, igamma_asymptotic(np, _sc().erfc, a, x)[pick], out)
-    return np.where((a > 0) & (x >= 0), out, np.nan)
+    return tf_domain(np, name, a, x, out)
 
 
 def _igamma(a, x):
-    return _asymptotic_or(a, x, 0, _sc().gammainc)
+    return _asymptotic_or("igamma", a, x, 0, _sc().gammainc)
 
 
 def _igammac(a, x):
-    return _asymptotic_or(a, x, 1, _sc().gammaincc)
+    return _asymptotic_or("igammac", a, x, 1, _sc().gammaincc)
 
 
 def _central_difference(a, x):
@@ -87,7 +100,7 @@ def _central_difference(a, x):
 
 
 def _igamma_grad_a(a, x):
-    return _asymptotic_or(a, x, 2, _central_difference)
+    return _asymptotic_or("igamma_grad_a", a, x, 2, _central_difference)
 
 
 def _betainc(a, b, x):

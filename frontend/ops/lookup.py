@@ -1,4 +1,4 @@
-"""TF's `tf.lookup`: key -> value tables.
+"""TF's `tf.lookup`: key -> value tables, and the vocabulary table over one.
 
 A `StaticHashTable` holds its entries as constants sorted by key (string keys by their 64-bit
 FarmHash fingerprint), so a lookup is a `searchsorted`, a `gather` and an equality check that
@@ -21,6 +21,7 @@ from ..state.resource import TrackableResource
 from . import array as A
 from . import math as M
 from .counting import searchsorted
+from .strings import as_string
 
 # to_hash_bucket_fast's bucket count that keeps (almost) the whole fingerprint
 _FINGERPRINT_BUCKETS = 2 ** 63 - 1
@@ -253,3 +254,60 @@ class MutableHashTable(TrackableResource):
         shape = (0,) + tuple(self._default_value.shape.as_list()) if not keys else values.shape
         return (convert_to_tensor(key_array, dtype=self._key_dtype),
                 convert_to_tensor(values.reshape(shape), dtype=self._value_dtype))
+
+
+@tf_export("lookup.StaticVocabularyTable")
+class StaticVocabularyTable(TrackableResource):
+    """A vocabulary table of int64 ids: a key in `initializer`'s table gets its value, any
+    other key one of `num_oov_buckets` ids after the vocabulary, by the fingerprint of its
+    string (TF's `to_hash_bucket_fast` of `as_string`)."""
+
+    def __init__(self, initializer, num_oov_buckets, lookup_key_dtype=None, name=None,
+                 experimental_is_anonymous=False):
+        super().__init__()
+        if num_oov_buckets <= 0:
+            raise ValueError("`num_oov_buckets` must be > 0; use StaticHashTable.")
+        if initializer is None:
+            key_dtype, self._table = D.as_dtype(lookup_key_dtype or D.string), None
+        else:
+            key_dtype = D.as_dtype(lookup_key_dtype or initializer.key_dtype)
+            table_dtype = D.as_dtype(initializer.key_dtype)
+            if table_dtype not in (D.int64, D.string):
+                raise TypeError(f"Invalid `key_dtype`, expected one of ({D.int64}, "
+                                f"{D.string}), but got {table_dtype}.")
+            if table_dtype.is_integer != key_dtype.is_integer:
+                raise TypeError(f"Invalid `key_dtype`, expected "
+                                f"{'integer' if key_dtype.is_integer else 'non-integer'} but "
+                                f"got {table_dtype}.")
+            if D.as_dtype(initializer.value_dtype) is not D.int64:
+                raise TypeError(f"Invalid `value_dtype`, expected {D.int64} but got "
+                                f"{D.as_dtype(initializer.value_dtype)}.")
+            self._table = StaticHashTable(initializer, -1)
+        if not key_dtype.is_integer and key_dtype is not D.string:
+            raise TypeError(f"Invalid `key_dtype`, expected integer or string, got "
+                            f"{key_dtype}")
+        self._key_dtype, self._buckets = key_dtype, int(num_oov_buckets)
+
+    def _create_resource(self):
+        return self
+
+    key_dtype = property(lambda self: self._key_dtype)
+    value_dtype = property(lambda self: D.int64)
+
+    def size(self, name=None):
+        known = 0 if self._table is None else int(self._table.size())
+        return convert_to_tensor(np.int64(known + self._buckets))
+
+    def lookup(self, keys, name=None):
+        if getattr(keys, "_tf_composite", False) and hasattr(keys, "with_values"):
+            return keys.with_values(self.lookup(keys.values))
+        values = _keys_of(keys, self._key_dtype)
+        if self._table is not None and self._table.key_dtype is D.int64:
+            values = M.cast(values, D.int64)
+        text = values if values.dtype is D.string else as_string(values)
+        buckets = apply("string_to_hash_bucket_fast", (text,), {"num_buckets": self._buckets})
+        if self._table is None:
+            return buckets
+        ids = self._table.lookup(values)
+        buckets = M.add(buckets, self._table.size())
+        return M.where(M.not_equal(ids, self._table.default_value), ids, buckets)

@@ -105,3 +105,33 @@ def test_compat_string_helpers():
     for helper in (tf.compat.as_text, tf.compat.as_bytes):
         with pytest.raises(TypeError, match="Expected binary or unicode string, got 3"):
             helper(3)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_static_vocabulary_table_hashes_unknown_keys_into_buckets(mode):
+    """TF 2.21's ids: the vocabulary's value, else the vocabulary size plus the fingerprint
+    bucket of the key's string (integer keys too); no vocabulary at all; ragged keys."""
+    words = tf.lookup.StaticVocabularyTable(tf.lookup.KeyValueTensorInitializer(
+        tf.constant(["emerson", "lake", "palmer"]), tf.constant([0, 1, 2], tf.int64)), 5)
+    got = _run(mode, words.lookup, tf.constant([["palmer", "crimson"], ["", "lake"]]))
+    assert got.numpy().tolist() == [[2, 7], [6, 1]] and int(words.size()) == 8
+    assert _run(mode, words.lookup, tf.constant(["yes", "emerson", "zz"])).numpy().tolist() \
+        == [5, 0, 5]
+    numbers = tf.lookup.StaticVocabularyTable(tf.lookup.KeyValueTensorInitializer(
+        tf.constant([10, 20], tf.int64), tf.constant([0, 1], tf.int64)), 3)
+    assert _run(mode, numbers.lookup, tf.constant([20, 7, 10, -4], tf.int64)).numpy().tolist() \
+        == [1, 3, 0, 3]
+    hashed = tf.lookup.StaticVocabularyTable(None, 4)
+    assert _run(mode, hashed.lookup, tf.constant(["a", "b", "c"])).numpy().tolist() == [3, 2, 0]
+    assert words.lookup(tf.ragged.constant([["lake"], ["qq", "palmer"]])).to_list() == \
+        [[1], [4, 2]]
+
+
+def test_static_vocabulary_table_errors_are_tfs():
+    with pytest.raises(ValueError, match=re.escape(
+            "`num_oov_buckets` must be > 0; use StaticHashTable.")):
+        tf.lookup.StaticVocabularyTable(None, 0)
+    with pytest.raises(TypeError, match=re.escape(
+            "Invalid `value_dtype`, expected <dtype: 'int64'> but got <dtype: 'int32'>.")):
+        tf.lookup.StaticVocabularyTable(tf.lookup.KeyValueTensorInitializer(
+            tf.constant(["a"]), tf.constant([1], tf.int32)), 2)
